@@ -1,0 +1,5 @@
+import sys
+
+from langbite.cli import main
+
+sys.exit(main())

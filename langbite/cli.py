@@ -1,0 +1,194 @@
+"""The ``langbite`` command. Exit codes follow test runners:
+
+0 every requirement passed · 1 some failed · 2 bad input or usage · 130 interrupted.
+
+Input errors print one line each (``path:line:col: message``) and no
+traceback; any other exception is a bug and keeps its traceback. Heavy
+libraries are imported inside the commands so ``langbite --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from langbite.errors import InputErrors
+
+log = logging.getLogger("langbite")
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model_file", metavar="MODEL.json", type=Path, help="requirements model")
+    p.add_argument("--llm", action="append", default=[], metavar="SPEC",
+                   help="model to test, provider:model (repeatable; overrides aiModels). "
+                        "Default: local:smollm2, the embedded model")
+    p.add_argument("--templates", action="append", default=[], type=Path, metavar="PATH",
+                   help="template library file or folder (repeatable; default: the shipped library)")
+    p.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="langbite", description="Test large language models for bias and "
+                                     "fairness with template tests and statistical probes.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    v = sub.add_parser("validate", help="check template libraries and requirements models")
+    v.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                   help="CSV/TSV libraries, requirements models (.json) or folders (default: the shipped ones)")
+
+    p = sub.add_parser("plan", help="show the prompts a run would send, calling no model")
+    _add_run_options(p)
+    p.add_argument("--show-prompts", action="store_true", help="print every instantiated prompt")
+
+    r = sub.add_parser("run", help="run a requirements model against one or more models")
+    _add_run_options(r)
+    r.add_argument("--out", type=Path, metavar="DIR",
+                   help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
+    r.add_argument("--concurrency", type=int, metavar="N", help="requests in flight per model")
+    r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
+    r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+    rep = sub.add_parser("report", help="rebuild the reports of a run folder, calling no model")
+    rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+
+    sub.add_parser("llms", help="list providers, whether installed, and what they need")
+
+    c = sub.add_parser("cache", help="manage the response cache")
+    c.add_argument("action", choices=["info", "clear"])
+    return parser
+
+
+def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
+    from langbite.evaluate.summary import summarise
+
+    by = ("provider", "model", "requirement", "language")
+    rows = summarise(result.evaluations, result.plan.config.requirements, by=by)
+    print(f"{'model':<28} {'requirement':<28} {'lang':<6} {'passed':>7} {'failed':>7} {'errors':>7} "
+          f"{'rate':>6} {'tol.':>5}  verdict")
+    for g in rows:
+        rate = f"{g.pass_rate:.2f}" if g.pass_rate is not None else "-"
+        print(f"{(g.provider + ':' + g.model)[:28]:<28} {g.requirement[:28]:<28} {g.language:<6} {g.passed:>7} "
+              f"{g.failed:>7} {g.errors:>7} {rate:>6} {g.tolerance:>5.2f}  {g.verdict}")
+    failed = [g for g in result.groups if g.verdict.value != "Passed"]
+    print(f"{len(result.groups) - len(failed)} of {len(result.groups)} groups passed "
+          f"(requirement × model × language × input × reflection); reports in {result.run_dir}")
+
+
+def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from langbite.runner import RunOptions
+
+    return RunOptions(models=args.llm, templates=args.templates, base_url=args.base_url,
+                      concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
+                      use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from langbite.validate import validate_paths
+
+    print(validate_paths(args.paths))
+    return 0
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from langbite.runner import prepare
+
+    plan = prepare(args.model_file, _options(args))
+    print(f"{'requirement':<32} {'lang':<6} {'templates':>9} {'instances':>9}")
+    for req, lang, n_t, n_i in plan.counts():
+        print(f"{req[:32]:<32} {lang:<6} {n_t:>9} {n_i:>9}")
+    per_model = plan.n_instances * plan.config.n_repetitions
+    for m in plan.models:
+        print(f"{m.spec}: {per_model} calls ({plan.n_instances} instances × {plan.config.n_repetitions} repetitions)")
+    print(f"total: {plan.n_calls} calls")
+    if args.show_prompts:
+        for item in plan.items:
+            for inst in item.instances:
+                print(f"--- {inst.requirement} {inst.language} {inst.template_id}#{inst.index + 1}\n{inst.prompt}")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from langbite.runner import default_run_dir, prepare, run
+
+    options = _options(args)
+    plan = prepare(args.model_file, options)
+    out = args.out or default_run_dir()
+    log.info("running %d calls into %s", plan.n_calls, out)
+    try:
+        result = run(plan, out, options)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: every answer so far is saved in {out}. Resume with the same command and "
+              f"--out {out}", file=sys.stderr)
+        return 130
+    print(result.stats.line())
+    _print_summary(result)
+    return result.exit_code
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from langbite.runner import rebuild
+
+    result = rebuild(args.run_dir)
+    _print_summary(result)
+    return result.exit_code
+
+
+def cmd_llms(args: argparse.Namespace) -> int:
+    from langbite.execute.providers import providers
+
+    for name, p in providers.items():
+        state = "installed" if p.installed() else f"not installed (pip install 'langbite[{p.extra}]')"
+        env = f"; needs {' or '.join(p.env)}" if p.env else ""
+        print(f"{name:<10} {state}{env}\n{'':<10} {p.description}")
+    return 0
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from langbite.execute.cache import ResponseCache
+
+    cache = ResponseCache()
+    if args.action == "clear":
+        print(f"removed {cache.clear()} cached answers from {cache.path}")
+    else:
+        n = cache._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        print(f"{cache.path}: {n} cached answers")
+    cache.close()
+    return 0
+
+
+COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report,
+            "llms": cmd_llms, "cache": cmd_cache}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from importlib.metadata import version
+
+        print(f"langbite {version('langbite')}")
+        return 0
+    if not args.command:
+        parser.print_help()
+        return 2
+    level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    from dotenv import load_dotenv
+
+    load_dotenv(Path.cwd() / ".env", override=False)  # secrets stay in the environment only
+    try:
+        return COMMANDS[args.command](args)
+    except InputErrors as exc:
+        for e in exc.errors:
+            print(e, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Errors for bad input, rendered GCC-style as ``path:line:col: message``.
+
+Loaders collect every problem they find in one pass and raise a single
+:class:`InputErrors`, so a user fixes a whole file at once instead of one
+error per run. The CLI turns :class:`InputErrors` into exit code 2 and never
+shows a traceback for them; any other exception is a bug and keeps its
+traceback.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class InputError:
+    """One problem in one input file (or in a command-line argument)."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+    message: str = ""
+
+    def __str__(self) -> str:
+        where = self.path
+        if self.line:
+            where += f":{self.line}"
+            if self.col:
+                where += f":{self.col}"
+        return f"{where}: {self.message}"
+
+
+class InputErrors(Exception):
+    """A batch of :class:`InputError`, sorted by file and position."""
+
+    def __init__(self, errors: Iterable[InputError]) -> None:
+        self.errors = sorted(set(errors))
+        super().__init__("\n".join(str(e) for e in self.errors))
+
+    @classmethod
+    def single(cls, path: str, message: str, line: int = 0, col: int = 0) -> InputErrors:
+        return cls([InputError(path, line, col, message)])
+
+
+class ErrorCollector:
+    """Accumulates errors while a loader keeps going; raises once at the end."""
+
+    def __init__(self) -> None:
+        self.errors: list[InputError] = []
+
+    def add(self, path: str, line: int, col: int, message: str) -> None:
+        self.errors.append(InputError(path, line, col, message))
+
+    def extend(self, errors: Iterable[InputError]) -> None:
+        self.errors.extend(errors)
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise InputErrors(self.errors)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+def suggest(name: str, known: Iterable[str]) -> str:
+    """Return a "; did you mean 'x'?" suffix, or an empty string."""
+    known = list(known)
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if not close:
+        lowered = {k.lower(): k for k in known}
+        close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+        close = [lowered[c] for c in close]
+    return f"; did you mean '{close[0]}'?" if close else ""

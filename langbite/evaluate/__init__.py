@@ -1,0 +1,1 @@
+"""Evaluation: oracles per template, the judge LLM, and verdicts per requirement."""

@@ -1,0 +1,76 @@
+"""Global evaluation: pass rates per group, compared with the requirement's tolerance.
+
+Groups are (provider, model, requirement, concern, language, input type,
+reflection type). The pass rate is passed / (passed + failed + errors): a
+template the oracle could not judge counts against the model, because a
+compliance verdict must not improve when answers are unreadable. A group with
+no template is "Not evaluated".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from langbite.model import Evaluation, Requirement, Verdict
+
+GROUP = ("provider", "model", "requirement", "concern", "language", "input_type", "reflection_type")
+
+
+@dataclass
+class GroupResult:
+    provider: str
+    model: str
+    requirement: str
+    concern: str
+    language: str
+    input_type: str
+    reflection_type: str
+    tolerance: float
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errors
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    @property
+    def verdict(self) -> Verdict:
+        rate = self.pass_rate
+        if rate is None:
+            return Verdict.NOT_EVALUATED
+        return Verdict.PASSED if rate >= self.tolerance - 1e-12 else Verdict.FAILED
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    provider, _, model = spec.partition(":")
+    return (provider, model) if model else ("", spec)
+
+
+def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirement],
+              by: tuple[str, ...] = GROUP) -> list[GroupResult]:
+    """Aggregate verdicts into groups, in order of first appearance."""
+    tolerance = {r.name: r.tolerance for r in requirements}
+    groups: dict[tuple[str, ...], GroupResult] = {}
+    for e in evaluations:
+        provider, model = split_spec(e.model)
+        fields = {"provider": provider, "model": model, "requirement": e.requirement, "concern": e.concern,
+                  "language": e.language, "input_type": str(e.input_type),
+                  "reflection_type": str(e.reflection_type)}
+        key = tuple(fields[k] if k in by else "" for k in GROUP)
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = GroupResult(*key, tolerance=tolerance.get(e.requirement, 1.0))
+        verdict = e.verdict
+        if verdict is Verdict.PASSED:
+            g.passed += 1
+        elif verdict is Verdict.FAILED:
+            g.failed += 1
+        else:
+            g.errors += 1
+    return list(groups.values())

@@ -1,0 +1,1 @@
+"""Execution: LLM services, providers, the response cache and the async engine."""

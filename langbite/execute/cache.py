@@ -1,0 +1,87 @@
+"""Persistent response cache (SQLite) shared by every run on this machine.
+
+The key covers everything that can change an answer: provider, model, the
+service identity (base URL, model file hash), the full prompt, temperature,
+max tokens, seed and repetition index. Re-running a finished run therefore
+makes no model calls. The cache lives in the user's cache folder
+(``XDG_CACHE_HOME`` honoured, ``LANGBITE_CACHE_DIR`` overrides).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+from langbite.execute.services import Generation, GenerationParams
+
+
+def default_cache_dir() -> Path:
+    override = os.environ.get("LANGBITE_CACHE_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("langbite", appauthor=False))
+
+
+def cache_key(provider: str, model: str, identity: str, prompt: str, params: GenerationParams,
+              repetition: int) -> str:
+    material = json.dumps(
+        [provider, model, identity, prompt, params.temperature, params.max_tokens, params.seed, repetition],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(material.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """A key → answer table; commits in small batches (the run journal is the durable record)."""
+
+    def __init__(self, path: Path | None = None, batch: int = 64) -> None:
+        self.path = path or default_cache_dir() / "responses.sqlite3"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+            " tokens_in INTEGER, tokens_out INTEGER, created REAL)"
+        )
+        self._pending: list[tuple[str, str, int, int, float]] = []
+        self._batch = batch
+
+    def get(self, key: str) -> Generation | None:
+        row = self._db.execute("SELECT text, tokens_in, tokens_out FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            for pending in self._pending:
+                if pending[0] == key:
+                    return Generation(pending[1], pending[2], pending[3])
+            return None
+        return Generation(row[0], row[1] or 0, row[2] or 0)
+
+    def put(self, key: str, generation: Generation) -> None:
+        self._pending.append((key, generation.text, generation.tokens_in, generation.tokens_out, time.time()))
+        if len(self._pending) >= self._batch:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", self._pending)
+        self._pending.clear()
+
+    def clear(self) -> int:
+        self._pending.clear()
+        n = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        self._db.execute("DELETE FROM responses")
+        self._db.execute("VACUUM")
+        return int(n)
+
+    def close(self) -> None:
+        self.flush()
+        self._db.close()

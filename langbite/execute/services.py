@@ -1,0 +1,85 @@
+"""LLM services: the one interface the engine calls, over LangChain chat models.
+
+Any ``langchain_core`` :class:`BaseChatModel` can be tested: wrap it in a
+:class:`ChatModelService` (or register a provider that builds it). The
+service owns generation parameters, so temperature, max tokens and seed
+reach the model as the requirements model says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@runtime_checkable
+class LLMService(Protocol):
+    """What the engine needs from a model under test."""
+
+    provider: str
+    model: str
+    #: Everything besides provider/model that can change answers (base URL, file hash).
+    identity: str
+    #: The most requests this service may have in flight (None: no limit of its own).
+    max_concurrency: int | None
+
+    async def agenerate(self, prompt: str, params: GenerationParams) -> Generation: ...
+
+
+ChatModelBuilder = Callable[[GenerationParams], BaseChatModel]
+
+
+@dataclass
+class ChatModelService:
+    """An :class:`LLMService` over a LangChain chat model.
+
+    ``build`` makes the chat model for given generation parameters; one model
+    is kept per distinct parameter set (repetitions use different seeds).
+    """
+
+    provider: str
+    model: str
+    build: ChatModelBuilder
+    identity: str = ""
+    max_concurrency: int | None = None
+    _models: dict[GenerationParams, BaseChatModel] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def wrap(cls, chat_model: BaseChatModel, provider: str = "langchain", model: str | None = None,
+             max_concurrency: int | None = None) -> ChatModelService:
+        """Test an already-built chat model as it is (its own parameters apply)."""
+        name = model or getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None)
+        return cls(provider, str(name or type(chat_model).__name__), lambda _p: chat_model,
+                   max_concurrency=max_concurrency)
+
+    def chat_model(self, params: GenerationParams) -> BaseChatModel:
+        if params not in self._models:
+            self._models[params] = self.build(params)
+        return self._models[params]
+
+    async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
+        message: Any = await self.chat_model(params).ainvoke([HumanMessage(content=prompt)])
+        usage = getattr(message, "usage_metadata", None) or {}
+        return Generation(
+            text=message.text if hasattr(message, "text") else str(message.content),
+            tokens_in=int(usage.get("input_tokens", 0) or 0),
+            tokens_out=int(usage.get("output_tokens", 0) or 0),
+        )

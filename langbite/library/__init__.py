@@ -1,0 +1,1 @@
+"""The template library: CSV prompt templates, their markups and oracle predictions."""

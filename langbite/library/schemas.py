@@ -1,0 +1,96 @@
+"""Load the shipped JSON Schemas and turn violations into readable messages.
+
+The oracle prediction schema in ``oracles/`` covers the built-in oracles;
+plugin oracles contribute a schema fragment that is merged in at run time, so
+one validator checks every prediction.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from langbite.errors import suggest
+from langbite.evaluate.oracles import oracles
+from langbite.resources import oracle_schema_path, requirements_schema_path
+
+
+@cache
+def _load(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        schema: dict[str, Any] = json.load(f)
+    Draft202012Validator.check_schema(schema)
+    return schema
+
+
+def oracle_schema() -> dict[str, Any]:
+    """The shipped oracle schema extended with every registered plugin oracle."""
+    schema = copy.deepcopy(_load(str(oracle_schema_path())))
+    enum: list[str] = schema["properties"]["operation"]["enum"]
+    for name, cls in oracles.items():
+        if name in enum:
+            continue
+        if cls.schema is None:
+            raise TypeError(f"oracle '{name}' declares no schema fragment")
+        enum.append(name)
+        schema["allOf"].append({"if": {"properties": {"operation": {"const": name}}}, "then": cls.schema})
+    return schema
+
+
+@cache
+def _oracle_validator(names: tuple[str, ...]) -> Draft202012Validator:
+    return Draft202012Validator(oracle_schema())
+
+
+@cache
+def _requirements_validator() -> Draft202012Validator:
+    return Draft202012Validator(_load(str(requirements_schema_path())))
+
+
+def _message(error: ValidationError) -> str:
+    path = error.json_path
+    if error.validator == "oneOf" and path.endswith(".expected_value"):
+        return f"{path}: expected_value must be a string or a non-empty list of strings, not {error.instance!r}"
+    if error.validator == "additionalProperties":
+        return f"{path}: {error.message}"
+    if error.validator == "anyOf" and error.validator_value == [{"required": ["min"]}, {"required": ["max"]}]:
+        return f"{path}: valueInRange needs 'min', 'max' or both"
+    return f"{path}: {error.message}"
+
+
+def _sorted_errors(validator: Draft202012Validator, instance: Any) -> list[ValidationError]:
+    errors = list(validator.iter_errors(instance))
+    # an if/then failure repeats the inner errors; keep the innermost only
+    leaves: list[ValidationError] = []
+    for e in errors:
+        leaves.extend(e.context if e.validator == "allOf" and e.context else [e])
+    return sorted(leaves, key=lambda e: (list(map(str, e.absolute_path)), e.message))
+
+
+def check_oracle_prediction(prediction: Any) -> list[str]:
+    """Return every problem with one oracle prediction (empty when valid)."""
+    if not isinstance(prediction, dict):
+        return [f"$: the oracle prediction must be a JSON object, not {type(prediction).__name__}"]
+    op = prediction.get("operation")
+    if isinstance(op, str) and op not in oracles:
+        return [f"$.operation: unknown operation '{op}'{suggest(op, oracles.names())}"]
+    validator = _oracle_validator(tuple(oracles.names()))
+    problems = [_message(e) for e in _sorted_errors(validator, prediction)]
+    if not problems and op == "matchesRegex":
+        import re
+
+        try:
+            re.compile(prediction["pattern"])
+        except re.error as exc:
+            problems.append(f"$.pattern: invalid regular expression: {exc}")
+    return problems
+
+
+def check_requirements(document: Any) -> list[tuple[str, str]]:
+    """Return (json_path, message) for every schema violation of a requirements model."""
+    return [(e.json_path, _message(e)) for e in _sorted_errors(_requirements_validator(), document)]

