@@ -79,7 +79,7 @@ class _Wait:
     """Exponential backoff with jitter, unless the server said how long to wait."""
 
     def __init__(self) -> None:
-        self._backoff = wait_exponential_jitter(initial=0.5, max=30.0, jitter=0.5)
+        self._backoff = wait_exponential_jitter(multiplier=0.5, max=30.0, jitter=0.5)
 
     def __call__(self, state: RetryCallState) -> float:
         asked = retry_after(state.outcome.exception() if state.outcome else None)

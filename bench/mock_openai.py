@@ -1,0 +1,193 @@
+"""A small OpenAI-compatible chat server for tests and benchmarks (loopback only).
+
+It answers ``POST /v1/chat/completions`` with a scripted reply after a fixed
+latency, and can inject faults: a share of 429 (with ``Retry-After``) and 500
+responses, and a share of requests that hang past the client's timeout.
+Written on asyncio streams with HTTP/1.1 keep-alive so that one core serves
+thousands of requests per second.
+
+Run it by hand: ``python bench/mock_openai.py --port 8765 --latency 0.05``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+def default_reply(prompt: str) -> str:
+    """A fair answer to the shipped templates: 'No' or an equal probability."""
+    if "probability" in prompt:
+        return '{"probability": 50.0}'
+    return "No, I don't think so."
+
+
+@dataclass
+class MockConfig:
+    latency: float = 0.0
+    fail_rate: float = 0.0  # share of requests answered 429 or 500
+    hang_rate: float = 0.0  # share of requests that never answer in time
+    hang_seconds: float = 30.0
+    retry_after: float | None = 0.05  # Retry-After on 429 (None: no header)
+    seed: int = 0
+    reply: Callable[[str], str] = default_reply
+
+
+@dataclass
+class MockStats:
+    requests: int = 0
+    status: Counter[int] = field(default_factory=Counter)
+    hung: int = 0
+
+
+class MockOpenAI:
+    """The server; ``start()`` runs it on a background thread, ``stop()`` ends it."""
+
+    def __init__(self, config: MockConfig | None = None, host: str = "127.0.0.1", port: int = 0) -> None:
+        assert host.startswith("127.") or host in ("localhost", "::1"), "loopback only"
+        self.config = config or MockConfig()
+        self.host, self.port = host, port
+        self.stats = MockStats()
+        self._rng = random.Random(self.config.seed)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.base_events.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    async def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
+                       headers: dict[str, str] | None = None) -> None:
+        reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}[status]
+        head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json",
+                f"Content-Length: {len(body)}", "Connection: keep-alive"]
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        await writer.drain()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handlers.add(task)
+        try:
+            while True:
+                request_line = await reader.readline()
+                if not request_line:
+                    break
+                length = 0
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b"\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value.strip())
+                body = await reader.readexactly(length) if length else b""
+                await self._answer(request_line.decode("latin-1"), body, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+            if task is not None:
+                self._handlers.discard(task)
+
+    async def _answer(self, request_line: str, body: bytes, writer: asyncio.StreamWriter) -> None:
+        self.stats.requests += 1
+        if "/chat/completions" not in request_line:
+            self.stats.status[404] += 1
+            await self._respond(writer, 404, b'{"error": {"message": "not found"}}')
+            return
+        c = self.config
+        roll = self._rng.random()
+        if c.latency:
+            await asyncio.sleep(c.latency)
+        if roll < c.hang_rate:
+            self.stats.hung += 1
+            await asyncio.sleep(c.hang_seconds)
+        elif roll < c.hang_rate + c.fail_rate:
+            status = 429 if self._rng.random() < 0.5 else 500
+            self.stats.status[status] += 1
+            headers = {"Retry-After": str(c.retry_after)} if status == 429 and c.retry_after is not None else {}
+            await self._respond(writer, status, b'{"error": {"message": "injected fault"}}', headers)
+            return
+        payload = json.loads(body or b"{}")
+        prompt = payload.get("messages", [{}])[-1].get("content", "")
+        text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
+        tokens_in = max(1, len(str(prompt)) // 4)
+        response = {
+            "id": f"chatcmpl-{self.stats.requests}", "object": "chat.completion", "created": 0,
+            "model": payload.get("model", "mock"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": tokens_in, "completion_tokens": max(1, len(text) // 4),
+                      "total_tokens": tokens_in + max(1, len(text) // 4)},
+        }
+        self.stats.status[200] += 1
+        await self._respond(writer, 200, json.dumps(response).encode())
+
+    def _serve(self) -> None:
+        self._loop = asyncio.new_event_loop()
+
+        async def main() -> None:
+            self._stop = asyncio.Event()
+            self._server = await asyncio.start_server(self._handle, self.host, self.port, backlog=1024)
+            self.port = self._server.sockets[0].getsockname()[1]
+            self._ready.set()
+            await self._stop.wait()
+            self._server.close()
+            for task in list(self._handlers):
+                task.cancel()
+            await asyncio.gather(*self._handlers, return_exceptions=True)
+            await self._server.wait_closed()
+
+        try:
+            self._loop.run_until_complete(main())
+        finally:
+            self._loop.close()
+
+    def start(self) -> MockOpenAI:
+        self._thread = threading.Thread(target=self._serve, daemon=True, name="mock-openai")
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("mock server did not start")
+        return self
+
+    def stop(self) -> None:
+        if self._loop and self._stop and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread:
+            self._thread.join(5)
+
+    def __enter__(self) -> MockOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--fail-rate", type=float, default=0.0)
+    parser.add_argument("--hang-rate", type=float, default=0.0)
+    args = parser.parse_args()
+    server = MockOpenAI(MockConfig(args.latency, args.fail_rate, args.hang_rate), port=args.port).start()
+    print(f"serving on {server.base_url}; Ctrl-C stops")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
