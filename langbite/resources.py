@@ -44,7 +44,3 @@ def requirements_schema_path() -> Path:
 
 def concerns_path() -> Path:
     return templates_dir() / "concerns.json"
-
-
-def package_resource(name: str) -> Path:
-    return _PACKAGE / "resources" / name

@@ -3,7 +3,7 @@
 Built-in providers register like plugins; third-party packages add their own
 through the ``langbite.providers`` entry point group, pointing at a
 :class:`Provider`. LangBiTe model keys (``OpenAIGPT4oMini``) resolve through
-``resources/llm_keys.json``. Optional SDKs are imported only when a provider
+``execute/llm_keys.json``. Optional SDKs are imported only when a provider
 is used, with an install hint when missing.
 """
 
@@ -20,7 +20,7 @@ from langbite.errors import InputErrors, suggest
 from langbite.execute.services import ChatModelService, GenerationParams, LLMService
 from langbite.model import ModelSpec
 from langbite.registry import Registry, UnknownName
-from langbite.resources import package_resource
+from pathlib import Path
 
 DEFAULT_MODEL = "local:smollm2"
 
@@ -134,7 +134,7 @@ for _p in (
 @cache
 def langbite_keys() -> dict[str, str]:
     """LangBiTe model keys → ``provider:model`` specs."""
-    raw = json.loads(package_resource("llm_keys.json").read_text(encoding="utf-8"))
+    raw = json.loads((Path(__file__).parent / "llm_keys.json").read_text(encoding="utf-8"))
     return {entry["key"]: entry["spec"] for entry in raw["models"]}
 
 

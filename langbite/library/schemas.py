@@ -38,7 +38,8 @@ def oracle_schema() -> dict[str, Any]:
         if cls.schema is None:
             raise TypeError(f"oracle '{name}' declares no schema fragment")
         enum.append(name)
-        schema["allOf"].append({"if": {"properties": {"operation": {"const": name}}}, "then": cls.schema})
+        schema["allOf"].append({"if": {"required": ["operation"], "properties": {"operation": {"const": name}}},
+                               "then": cls.schema})
     return schema
 
 

@@ -13,7 +13,7 @@ from langbite.plan import Plan
 RESPONSE_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
     "reflection_type", "instance", "communities", "repetition", "prompt", "response", "error",
-    "cached", "tokens_in", "tokens_out", "seconds",
+    "cached", "tokens_in", "tokens_out",
 )
 EVALUATION_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
@@ -42,8 +42,8 @@ def response_rows(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[dict[st
                         "repetition": rep + 1, "prompt": inst.prompt,
                         "response": a.text if a else "", "error": a.error if a else "not run",
                         "cached": bool(a and a.cached), "tokens_in": a.tokens_in if a else 0,
-                        "tokens_out": a.tokens_out if a else 0, "seconds": a.seconds if a else 0.0,
-                    }
+                        "tokens_out": a.tokens_out if a else 0,
+                    }  # latency stays in answers.jsonl: it would make reports differ between runs
 
 
 def evaluation_row(e: Evaluation) -> dict[str, Any]:
