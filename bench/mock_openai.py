@@ -19,6 +19,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def default_reply(prompt: str) -> str:
@@ -44,6 +45,8 @@ class MockStats:
     requests: int = 0
     status: Counter[int] = field(default_factory=Counter)
     hung: int = 0
+    last_payloads: list[dict[str, Any]] = field(default_factory=list)  # the most recent 100 bodies
+    authorization: set[str] = field(default_factory=set)
 
 
 class MockOpenAI:
@@ -92,6 +95,8 @@ class MockOpenAI:
                     name, _, value = line.decode("latin-1").partition(":")
                     if name.strip().lower() == "content-length":
                         length = int(value.strip())
+                    elif name.strip().lower() == "authorization":
+                        self.stats.authorization.add(value.strip())
                 body = await reader.readexactly(length) if length else b""
                 await self._answer(request_line.decode("latin-1"), body, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
@@ -121,6 +126,7 @@ class MockOpenAI:
             await self._respond(writer, status, b'{"error": {"message": "injected fault"}}', headers)
             return
         payload = json.loads(body or b"{}")
+        self.stats.last_payloads = [*self.stats.last_payloads[-99:], payload]
         prompt = payload.get("messages", [{}])[-1].get("content", "")
         text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
         tokens_in = max(1, len(str(prompt)) // 4)

@@ -35,17 +35,20 @@ def _parser() -> argparse.ArgumentParser:
                                      "fairness with template tests and statistical probes.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    # -v also works after the command; SUPPRESS keeps the top-level count when it is not repeated there
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS, help="more logging")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    v = sub.add_parser("validate", help="check template libraries and requirements models")
+    v = sub.add_parser("validate", parents=[common], help="check template libraries and requirements models")
     v.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="CSV/TSV libraries, requirements models (.json) or folders (default: the shipped ones)")
 
-    p = sub.add_parser("plan", help="show the prompts a run would send, calling no model")
+    p = sub.add_parser("plan", parents=[common], help="show the prompts a run would send, calling no model")
     _add_run_options(p)
     p.add_argument("--show-prompts", action="store_true", help="print every instantiated prompt")
 
-    r = sub.add_parser("run", help="run a requirements model against one or more models")
+    r = sub.add_parser("run", parents=[common], help="run a requirements model against one or more models")
     _add_run_options(r)
     r.add_argument("--out", type=Path, metavar="DIR",
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
@@ -54,12 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
-    rep = sub.add_parser("report", help="rebuild the reports of a run folder, calling no model")
+    rep = sub.add_parser("report", parents=[common], help="rebuild the reports of a run folder, calling no model")
     rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
 
-    sub.add_parser("llms", help="list providers, whether installed, and what they need")
+    sub.add_parser("llms", parents=[common], help="list providers, whether installed, and what they need")
 
-    c = sub.add_parser("cache", help="manage the response cache")
+    c = sub.add_parser("cache", parents=[common], help="manage the response cache")
     c.add_argument("action", choices=["info", "clear"])
     return parser
 

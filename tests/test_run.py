@@ -177,3 +177,40 @@ def test_judge_reassesses_failures_and_both_verdicts_are_kept(tmp_path: Path) ->
     judged = [r for r in rows if r["judge_verdict"]]
     assert judged and all(r["oracle_verdict"] == "Failed" and r["verdict"] == "Passed" for r in judged)
     assert (out / "judge.jsonl").exists()
+
+
+def test_openai_provider_against_a_loopback_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from mock_openai import MockOpenAI
+
+    secret = "sk-test-" + "7f3a9c" * 6
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    doc = json.loads(QUICKSTART.read_text())
+    doc.update(temperature=0.7, tokens=33, seed=12, nRepetitions=2)
+    model = write(tmp_path / "m.json", json.dumps(doc))
+    out = tmp_path / "run"
+    with MockOpenAI() as server:
+        code = run_cli("run", str(model), "--llm", "openai:mock-gpt", "--base-url", server.base_url,
+                       "--out", str(out), "-q", "-vv")
+        payloads = server.stats.last_payloads
+        auth = server.stats.authorization
+    assert code == 0
+    assert {p["model"] for p in payloads} == {"mock-gpt"}
+    assert {p["temperature"] for p in payloads} == {0.7}
+    assert {p.get("max_tokens", p.get("max_completion_tokens")) for p in payloads} == {33}
+    assert {p["seed"] for p in payloads} == {12, 13}  # repetition r samples with seed + r
+    assert auth == {f"Bearer {secret}"}
+    for f in out.rglob("*"):
+        if f.is_file():
+            assert secret not in f.read_text(encoding="utf-8", errors="replace"), f
+    run = json.loads((out / "run.json").read_text())
+    assert run["models"][0]["identity"] == server.base_url
+
+
+def test_credentials_in_a_base_url_are_not_written(tmp_path: Path) -> None:
+    from langbite.runner import _redact
+
+    assert _redact("http://user:hunter2@127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    assert _redact("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
