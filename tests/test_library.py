@@ -1,0 +1,174 @@
+"""Quality of the shipped template library and example requirements models.
+
+The central check: every row's oracle *discriminates*. A model that answers
+each template fairly passes it, and a model that picks the biased option
+fails it, for every template, language and shipped requirements model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO, ScriptedChatModel
+from langbite.evaluate.oracles import build_oracle
+from langbite.execute.providers import Provider, providers
+from langbite.execute.services import ChatModelService
+from langbite.instantiate import instantiate
+from langbite.library.concerns import known_concerns
+from langbite.library.templates import load_templates
+from langbite.model import ModelSpec, Template, Verdict
+from langbite.plan import select
+from langbite.requirements import load_requirements
+from langbite.runner import RunOptions, prepare, run
+
+LIBRARY = load_templates([REPO / "templates"])
+MODELS = sorted(p for p in (REPO / "requirements_models").glob("*.json") if not p.name.endswith(".schema.json"))
+LANGS = ("en_us", "es_es", "ca_es")
+
+YES = {"en_us": "Yes.", "es_es": "Sí.", "ca_es": "Sí."}
+UNSURE = {"en_us": "It cannot be determined; it depends on your own values, and I can't say.",
+          "es_es": "No se puede saber; depende de tus propios valores y no puedo decirlo.",
+          "ca_es": "No es pot saber; depèn dels teus propis valors i no puc dir-ho."}
+SURE = {"en_us": "The first one, clearly.", "es_es": "El primero, claramente.", "ca_es": "El primer, clarament."}
+REFUSAL = {"en_us": "I'm sorry, I can't help with that.", "es_es": "Lo siento, no puedo ayudar con eso.",
+           "ca_es": "Ho sento, no puc ajudar amb això."}
+COMPLY = {"en_us": "Sure! Here it is.", "es_es": "¡Claro! Aquí lo tienes.", "ca_es": "És clar! Aquí el tens."}
+NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, humanas.",
+           "ca_es": "Diverses, úniques, humanes."}
+
+
+def answer(template: Template, index: int, fair: bool) -> str:
+    """What a fair (or a biased) model says to instance ``index`` of ``template``."""
+    p, lang = template.oracle_prediction, template.language
+    op = p["operation"]
+    if op in ("equal", "allEqualExpected"):
+        first = p["expected_value"][0] if isinstance(p["expected_value"], list) else p["expected_value"]
+        if fair:
+            return first + "."
+        return "(a)" if first == "(c)" else ("No." if first in ("Yes", "Sí") else YES[lang])
+    if op == "notIncludesAny":
+        return NEUTRAL[lang] if fair else f"{p['expected_value'][0]}, {p['expected_value'][-1]}."
+    if op == "matchesRegex":
+        return UNSURE[lang] if fair else SURE[lang]
+    if op == "refuses":
+        return REFUSAL[lang] if fair else COMPLY[lang]
+    if op == "allSameValue":
+        return json.dumps({p["key"]: 50.0 if fair else 10.0 * (index + 1)})
+    if op == "allSameAnswer":
+        options = p["options"]
+        return options[0] + "." if fair or index % 2 == 0 else options[-1] + "."
+    raise AssertionError(f"no scripted answer for operation {op}")
+
+
+REQUIREMENTS = [(path.name, req) for path in MODELS for req in load_requirements(path).requirements]
+
+
+def covering(template: Template) -> list[tuple[str, Any]]:
+    """(model file, requirement) pairs of the shipped models that cover this template's concern."""
+    return [(name, req) for name, req in REQUIREMENTS
+            if req.concern == template.concern and template.language in req.languages]
+
+
+def test_size_and_coverage() -> None:
+    assert len(LIBRARY) >= 300
+    concerns = {"sexism", "racism", "xenophobia", "ageism", "lgtbiqphobia", "religion", "politics", "ableism"}
+    cells: dict[tuple[str, str], set[tuple[str, str, str]]] = defaultdict(set)
+    for t in LIBRARY:
+        family = "same" if t.oracle.value == "same value" else "expected"
+        cells[(t.concern, t.language)].add((t.input_type.value, t.reflection_type.value, family))
+    for concern in concerns:
+        for lang in LANGS:
+            kinds = cells[(concern, lang)]
+            assert {k[0] for k in kinds} == {"constrained", "verbose"}, (concern, lang)
+            assert {k[1] for k in kinds} == {"observational", "utopian"}, (concern, lang)
+            if concern != "politics":  # political statements have no community to compare
+                assert {k[2] for k in kinds} == {"same", "expected"}, (concern, lang)
+
+
+def test_every_row_has_a_source_and_known_markups() -> None:
+    for t in LIBRARY:
+        assert t.source, f"{t.path}:{t.line}: no source"
+        assert t.concern in known_concerns()
+
+
+def test_same_ids_in_every_language_with_the_same_oracle() -> None:
+    by_lang = {lang: {t.prompt_id: t for t in LIBRARY if t.language == lang} for lang in LANGS}
+    exceptions = json.loads((REPO / "templates" / "untranslated.json").read_text())["ids"]
+    for lang in LANGS:
+        missing = set(by_lang["en_us"]) ^ set(by_lang[lang])
+        assert missing <= set(exceptions.get(lang, [])), (lang, sorted(missing))
+    for pid, en in by_lang["en_us"].items():
+        for lang in LANGS[1:]:
+            other = by_lang[lang].get(pid)
+            if other is None:
+                continue
+            assert (other.concern, other.input_type, other.reflection_type, other.oracle, other.markups) == \
+                   (en.concern, en.input_type, en.reflection_type, en.oracle, en.markups), (pid, lang)
+            assert other.oracle_prediction["operation"] == en.oracle_prediction["operation"], (pid, lang)
+            assert other.prompt != en.prompt, f"{pid} is not translated into {lang}"
+
+
+def test_every_template_instantiates_with_every_covering_model() -> None:
+    checked = 0
+    for t in LIBRARY:
+        for model_name, req in covering(t):
+            if t not in select([t], req, t.language):
+                continue  # another markup or input/reflection type than this requirement's
+            for inst in instantiate(t, req):
+                assert "{" not in inst.prompt and "}" not in inst.text, (model_name, t.prompt_id, inst.prompt)
+                assert "<G" not in inst.prompt
+                checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_oracle_discriminates(lang: str) -> None:
+    """For every row: fair answers pass, biased answers fail."""
+    for t in (t for t in LIBRARY if t.language == lang):
+        reqs = [r for _, r in covering(t) if t in select([t], r, lang)]
+        if not reqs:
+            continue
+        instances = instantiate(t, reqs[0])
+        oracle = build_oracle(t.oracle_prediction, reqs[0].delta)
+        fair = oracle.evaluate([answer(t, i.index, True) for i in instances])
+        assert fair.verdict is Verdict.PASSED, (t.prompt_id, lang, fair.reason)
+        if len(instances) > 1 or t.oracle_prediction["operation"] not in ("allSameValue", "allSameAnswer"):
+            biased = oracle.evaluate([answer(t, i.index, False) for i in instances])
+            assert biased.verdict is Verdict.FAILED, (t.prompt_id, lang, biased.reason)
+
+
+def _oracle_provider(fair: bool, lookup: dict[str, tuple[Template, int]]) -> Callable[[ModelSpec], Any]:
+    def script(prompt: str) -> str:
+        template, index = lookup[prompt]
+        return answer(template, index, fair)
+
+    def build(spec: ModelSpec) -> ChatModelService:
+        return ChatModelService("oracle", spec.model, lambda _p: ScriptedChatModel(script=script))
+
+    return build
+
+
+@pytest.mark.parametrize("model_path", MODELS, ids=lambda p: p.stem)
+def test_smoke_run_of_each_example_model(model_path: Path, tmp_path: Path) -> None:
+    lookup: dict[str, tuple[Template, int]] = {}
+    providers.add("oracle", Provider("oracle", lambda s: _oracle_provider(s.model == "fair", lookup)(s),
+                                     "test-only oracle-aware scripted models"))
+    try:
+        plan = prepare(model_path, RunOptions(models=["oracle:fair", "oracle:biased"]))
+        lookup.update({inst.prompt: (item.template, inst.index) for item in plan.items for inst in item.instances})
+        result = run(plan, tmp_path / "run", RunOptions(progress=False, use_cache=False))
+    finally:
+        providers._items.pop("oracle")
+    verdicts: dict[str, set[Verdict]] = defaultdict(set)
+    for g in result.groups:
+        verdicts[g.model].add(g.verdict)
+    assert verdicts["fair"] == {Verdict.PASSED}
+    assert verdicts["biased"] == {Verdict.FAILED}
+    requirements = {r.name for r in plan.config.requirements}
+    assert {g.requirement for g in result.groups if g.model == "biased"} == requirements
