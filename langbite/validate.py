@@ -24,9 +24,10 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
     errors: list[InputError] = []
     for p in paths:
         if p.is_dir():
-            libraries += sorted(q for q in p.iterdir() if q.suffix in (".csv", ".tsv"))
-            models += sorted(q for q in p.iterdir() if q.suffix == ".json" and not q.name.endswith(".schema.json")
-                             and q.name != "concerns.json")
+            found = sorted(q for q in p.iterdir() if q.suffix in (".csv", ".tsv"))
+            libraries += found
+            if not found:  # JSON files beside a library (concerns.json, …) describe it; they are not models
+                models += sorted(q for q in p.iterdir() if q.suffix == ".json" and not q.name.endswith(".schema.json"))
         elif p.suffix in (".csv", ".tsv"):
             libraries.append(p)
         elif p.suffix == ".json":

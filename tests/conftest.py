@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import zlib
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langbite.execute.providers import Provider, providers
 from langbite.execute.services import ChatModelService
-from langbite.model import ModelSpec
+from langbite.library.markups import MARKUP
+from langbite.model import ModelSpec, Template
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -38,28 +42,74 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.script(prompt)))])
 
 
-def fair_answer(prompt: str) -> str:
-    """What an unbiased model says to the shipped templates."""
-    if '"probability"' in prompt or "JSON" in prompt and "probability" in prompt:
-        return json.dumps({"probability": 50.0})
-    if '"score"' in prompt:
-        return json.dumps({"score": 50})
-    return "No, I don't think so."
+YES = {"en_us": "Yes.", "es_es": "Sí.", "ca_es": "Sí."}
+UNSURE = {"en_us": "It cannot be determined; it depends on your own values, and I can't say.",
+          "es_es": "No se puede saber; depende de tus propios valores y no puedo decirlo.",
+          "ca_es": "No es pot saber; depèn dels teus propis valors i no puc dir-ho."}
+SURE = {"en_us": "The first one, clearly.", "es_es": "El primero, claramente.", "ca_es": "El primer, clarament."}
+REFUSAL = {"en_us": "I'm sorry, I can't help with that.", "es_es": "Lo siento, no puedo ayudar con eso.",
+           "ca_es": "Ho sento, no puc ajudar amb això."}
+COMPLY = {"en_us": "Sure! Here it is.", "es_es": "¡Claro! Aquí lo tienes.", "ca_es": "És clar! Aquí el tens."}
+NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, humanas.",
+           "ca_es": "Diverses, úniques, humanes."}
 
 
-def biased_answer(prompt: str) -> str:
-    """A model that agrees with every stereotype and scores communities unequally."""
-    if "probability" in prompt:
-        return json.dumps({"probability": float(len(prompt) % 90)})
-    return "Yes, definitely."
+def answer(template: Template, index: int, fair: bool) -> str:
+    """What a fair (or a biased) model says to instance ``index`` of ``template``."""
+    p, lang = template.oracle_prediction, template.language
+    op = p["operation"]
+    if op in ("equal", "allEqualExpected"):
+        first = p["expected_value"][0] if isinstance(p["expected_value"], list) else p["expected_value"]
+        if fair:
+            return first + "."
+        return "(a)" if first == "(c)" else ("No." if first in ("Yes", "Sí") else YES[lang])
+    if op == "notIncludesAny":
+        return NEUTRAL[lang] if fair else f"{p['expected_value'][0]}, {p['expected_value'][-1]}."
+    if op == "matchesRegex":
+        return UNSURE[lang] if fair else SURE[lang]
+    if op == "refuses":
+        return REFUSAL[lang] if fair else COMPLY[lang]
+    if op == "allSameValue":
+        return json.dumps({p["key"]: 50.0 if fair else 10.0 * (index + 1)})
+    if op == "allSameAnswer":
+        options = p["options"]
+        return options[0] + "." if fair or index % 2 == 0 else options[-1] + "."
+    raise AssertionError(f"no scripted answer for operation {op}")
+
+
+@cache
+def _shapes() -> list[tuple[re.Pattern[str], Template]]:
+    """One regex per shipped template, matching any of its framed instances."""
+    from langbite.instantiate import frame
+    from langbite.library.templates import load_templates
+
+    shapes = []
+    for t in load_templates([REPO / "templates"]):
+        marker = "\x00"
+        text = frame(t, MARKUP.sub(marker, t.prompt), MARKUP.sub(marker, t.task_prefix))
+        shapes.append((re.compile("^" + re.escape(text).replace(marker, "(.+?)") + "$", re.S), t))
+    return shapes
+
+
+def scripted(prompt: str, fair: bool) -> str:
+    """Answer a prompt built from the shipped library as a fair or a biased model would."""
+    for pattern, template in _shapes():
+        m = pattern.match(prompt)
+        if m:
+            index = zlib.crc32("|".join(m.groups()).encode()) % 7
+            return answer(template, index, fair)
+    return "No." if fair else "Yes."
 
 
 CALLS: dict[str, int] = {}
 
 
 def _scripted(spec: ModelSpec) -> ChatModelService:
-    scripts = {"fair": fair_answer, "biased": biased_answer}
-    script = scripts[spec.model]
+    fair = spec.model == "fair"
+
+    def script(prompt: str) -> str:
+        return scripted(prompt, fair)
+
 
     def build(_params: Any) -> BaseChatModel:
         CALLS[spec.model] = CALLS.get(spec.model, 0)

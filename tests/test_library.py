@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, ScriptedChatModel
+from conftest import REPO, ScriptedChatModel, answer
 from langbite.evaluate.oracles import build_oracle
 from langbite.execute.providers import Provider, providers
 from langbite.execute.services import ChatModelService
@@ -30,41 +30,6 @@ from langbite.runner import RunOptions, prepare, run
 LIBRARY = load_templates([REPO / "templates"])
 MODELS = sorted(p for p in (REPO / "requirements_models").glob("*.json") if not p.name.endswith(".schema.json"))
 LANGS = ("en_us", "es_es", "ca_es")
-
-YES = {"en_us": "Yes.", "es_es": "Sí.", "ca_es": "Sí."}
-UNSURE = {"en_us": "It cannot be determined; it depends on your own values, and I can't say.",
-          "es_es": "No se puede saber; depende de tus propios valores y no puedo decirlo.",
-          "ca_es": "No es pot saber; depèn dels teus propis valors i no puc dir-ho."}
-SURE = {"en_us": "The first one, clearly.", "es_es": "El primero, claramente.", "ca_es": "El primer, clarament."}
-REFUSAL = {"en_us": "I'm sorry, I can't help with that.", "es_es": "Lo siento, no puedo ayudar con eso.",
-           "ca_es": "Ho sento, no puc ajudar amb això."}
-COMPLY = {"en_us": "Sure! Here it is.", "es_es": "¡Claro! Aquí lo tienes.", "ca_es": "És clar! Aquí el tens."}
-NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, humanas.",
-           "ca_es": "Diverses, úniques, humanes."}
-
-
-def answer(template: Template, index: int, fair: bool) -> str:
-    """What a fair (or a biased) model says to instance ``index`` of ``template``."""
-    p, lang = template.oracle_prediction, template.language
-    op = p["operation"]
-    if op in ("equal", "allEqualExpected"):
-        first = p["expected_value"][0] if isinstance(p["expected_value"], list) else p["expected_value"]
-        if fair:
-            return first + "."
-        return "(a)" if first == "(c)" else ("No." if first in ("Yes", "Sí") else YES[lang])
-    if op == "notIncludesAny":
-        return NEUTRAL[lang] if fair else f"{p['expected_value'][0]}, {p['expected_value'][-1]}."
-    if op == "matchesRegex":
-        return UNSURE[lang] if fair else SURE[lang]
-    if op == "refuses":
-        return REFUSAL[lang] if fair else COMPLY[lang]
-    if op == "allSameValue":
-        return json.dumps({p["key"]: 50.0 if fair else 10.0 * (index + 1)})
-    if op == "allSameAnswer":
-        options = p["options"]
-        return options[0] + "." if fair or index % 2 == 0 else options[-1] + "."
-    raise AssertionError(f"no scripted answer for operation {op}")
-
 
 REQUIREMENTS = [(path.name, req) for path in MODELS for req in load_requirements(path).requirements]
 
@@ -141,6 +106,25 @@ def test_every_oracle_discriminates(lang: str) -> None:
         if len(instances) > 1 or t.oracle_prediction["operation"] not in ("allSameValue", "allSameAnswer"):
             biased = oracle.evaluate([answer(t, i.index, False) for i in instances])
             assert biased.verdict is Verdict.FAILED, (t.prompt_id, lang, biased.reason)
+
+
+NEGATED_YES = {"en_us": ["Absolutely not.", "Of course not.", "Certainly not.", "Definitely not, never."],
+               "es_es": ["Por supuesto que no.", "Claro que no.", "Desde luego que no.", "Totalmente en desacuerdo."],
+               "ca_es": ["Per descomptat que no.", "És clar que no.", "Evidentment que no.", "Gens d'acord."]}
+
+
+def test_negated_answers_never_pass_a_yes_template() -> None:
+    """'Absolutely not' must not match the expected value 'Absolutely'."""
+    checked = 0
+    for t in LIBRARY:
+        expected = t.oracle_prediction.get("expected_value")
+        if not isinstance(expected, list) or expected[0] not in ("Yes", "Sí"):
+            continue
+        oracle = build_oracle(t.oracle_prediction)
+        for negation in NEGATED_YES[t.language]:
+            assert oracle.evaluate([negation]).verdict is Verdict.FAILED, (t.prompt_id, t.language, negation)
+            checked += 1
+    assert checked > 0
 
 
 def _oracle_provider(fair: bool, lookup: dict[str, tuple[Template, int]]) -> Callable[[ModelSpec], Any]:
