@@ -60,6 +60,23 @@ def _parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("report", parents=[common], help="rebuild the reports of a run folder, calling no model")
     rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
 
+    pr = sub.add_parser("probe", parents=[common], help="run a statistical probe (gest, inventories, or a spec file)")
+    pr.add_argument("name", metavar="NAME", help="gest, inventories, or a declarative probe spec (.json/.yaml)")
+    pr.add_argument("--llm", action="append", default=[], metavar="SPEC", help="model(s) to probe (default local:smollm2)")
+    pr.add_argument("--data", metavar="PATH", help="probe data file (GEST: gest.csv; or set LANGBITE_GEST_DATA)")
+    pr.add_argument("--sample-k", type=int, metavar="N", help="probe N items chosen with the seed")
+    pr.add_argument("--repetitions", type=int, metavar="N", help="attempts per prompt")
+    pr.add_argument("--reorderings", type=int, metavar="N", help="GEST: option orders per item (1-6)")
+    pr.add_argument("--seed", type=int, default=123, metavar="N", help="sampling, generation and bootstrap seed")
+    pr.add_argument("--temperature", type=float, default=0.7)
+    pr.add_argument("--max-tokens", type=int, metavar="N", help="default: 24 for gest, 160 for inventories")
+    pr.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
+    pr.add_argument("--concurrency", type=int, default=8, metavar="N")
+    pr.add_argument("--no-cis", action="store_true", help="skip the bootstrap confidence intervals")
+    pr.add_argument("--no-cache", action="store_true")
+    pr.add_argument("--out", type=Path, metavar="DIR", help="run folder (default langbite-runs/<time>)")
+    pr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
     sub.add_parser("llms", parents=[common], help="list providers, whether installed, and what they need")
 
     c = sub.add_parser("cache", parents=[common], help="manage the response cache")
@@ -131,7 +148,39 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     print(result.stats.line())
     _print_summary(result)
+    if result.probes:
+        print_probe_table(result.probes)
     return result.exit_code
+
+
+def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
+    for r in results:
+        print(f"{r.probe.name} on {r.model}: {len(r.probe.probe_items)} items, {len(r.probe.attempts)} attempts, "
+              f"{r.errors} failed calls, {r.seconds:.1f}s")
+        for name, mark in r.probe.marks.items():
+            lo, hi = mark["interval"] or (float("nan"), float("nan"))
+            print(f"  {name:<24} {mark['value']:>8.3f}  [{lo:.3f}, {hi:.3f}]  mark {mark['mark'] or '-'}")
+        for name in ("undetected_rate_attempts", "undetected_rate_items"):
+            print(f"  {name:<24} {r.probe.metrics.get(name, float('nan')):>8.3f}")
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from langbite.probes.runner import build_probe, run_probe, write_results
+    from langbite.runner import default_run_dir
+
+    params = {"num_reorderings": args.reorderings} if args.reorderings else {}
+    results = []
+    for spec in args.llm or ["local:smollm2"]:
+        probe = build_probe(args.name, data=args.data, sample_k=args.sample_k, repetitions=args.repetitions,
+                            seed=args.seed, calculate_cis=not args.no_cis, params=params)
+        results.append(run_probe(probe, spec, max_tokens=args.max_tokens, temperature=args.temperature,
+                                 concurrency=args.concurrency, use_cache=not args.no_cache,
+                                 progress=not args.quiet, base_url=args.base_url))
+    out = args.out or default_run_dir()
+    written = write_results(out, results)
+    print_probe_table(results)
+    print(f"results in {', '.join(str(p) for p in written)}")
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -165,7 +214,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report,
+COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe,
             "llms": cmd_llms, "cache": cmd_cache}
 
 

