@@ -273,6 +273,7 @@ def rebuild(run_dir: Path) -> RunResult:
     finally:
         memo.close()
     groups = write_reports(run_dir, plan, answers, evaluations)
+    write_documents(run_dir, plan, answers, evaluations)
     return RunResult(run_dir, plan, evaluations, groups)
 
 
@@ -347,7 +348,19 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
     groups = write_reports(run_dir, plan, answers, evaluations)
     probe_results = run_probes(plan, run_dir, options)
     _run_json(run_dir, plan, services, stats, groups, started, len(answers))
+    write_documents(run_dir, plan, answers, evaluations)
     return RunResult(run_dir, plan, evaluations, groups, stats, probe_results)
+
+
+def write_documents(run_dir: Path, plan: Plan, answers: dict[Key, Answer], evaluations: list[Evaluation]) -> None:
+    """report.xlsx and report.html, from the run's results and the files in its folder."""
+    from langbite.report.data import gather
+    from langbite.report.excel_writer import write_excel
+    from langbite.report.html_writer import write_html
+
+    data = gather(run_dir, plan, answers, evaluations)
+    write_excel(run_dir / "report.xlsx", data)
+    write_html(run_dir / "report.html", data)
 
 
 async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOptions, run_dir: Path,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -91,12 +90,20 @@ def _shapes() -> list[tuple[re.Pattern[str], Template]]:
     return shapes
 
 
+_TURN: dict[tuple[str, str], int] = {}
+
+
 def scripted(prompt: str, fair: bool) -> str:
-    """Answer a prompt built from the shipped library as a fair or a biased model would."""
+    """Answer a prompt built from the shipped library as a fair or a biased model would.
+
+    The biased model's same-value answers alternate call by call for each template, so any
+    template with two or more community instances gets answers that differ.
+    """
     for pattern, template in _shapes():
-        m = pattern.match(prompt)
-        if m:
-            index = zlib.crc32("|".join(m.groups()).encode()) % 7
+        if pattern.match(prompt):
+            key = (template.prompt_id, template.language)
+            index = _TURN.get(key, 0)
+            _TURN[key] = index + 1
             return answer(template, index, fair)
     return "No." if fair else "Yes."
 

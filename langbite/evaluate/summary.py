@@ -1,7 +1,8 @@
 """Global evaluation: pass rates per group, compared with the requirement's tolerance.
 
 Groups are (provider, model, requirement, concern, language, input type,
-reflection type). The pass rate is passed / (passed + failed + errors): a
+reflection type). Each repetition of a template is one sample. The pass rate
+is passed / (passed + failed + errors), with a 95% Wilson interval: a
 template the oracle could not judge counts against the model, because a
 compliance verdict must not improve when answers are unreadable. A group with
 no template is "Not evaluated".
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from langbite.evaluate.stats import against_tolerance, wilson
 from langbite.model import Evaluation, Requirement, Verdict
 
 GROUP = ("provider", "model", "requirement", "concern", "language", "input_type", "reflection_type")
@@ -38,6 +40,16 @@ class GroupResult:
     @property
     def pass_rate(self) -> float | None:
         return self.passed / self.total if self.total else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% Wilson score interval of the pass rate."""
+        return wilson(self.passed, self.total)
+
+    @property
+    def certainty(self) -> str:
+        """Where the interval lies against the tolerance: above, below or across (not statistically clear)."""
+        return against_tolerance(*self.interval, self.tolerance)
 
     @property
     def verdict(self) -> Verdict:

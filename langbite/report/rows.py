@@ -22,7 +22,8 @@ EVALUATION_COLUMNS = (
 )
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
-    "passed", "failed", "errors", "total", "pass_rate", "tolerance", "verdict",
+    "passed", "failed", "errors", "total", "pass_rate", "ci_low", "ci_high", "tolerance", "verdict",
+    "interval_vs_tolerance",
 )
 
 
@@ -64,6 +65,8 @@ def global_row(g: GroupResult) -> dict[str, Any]:
         "provider": g.provider, "model": g.model, "requirement": g.requirement, "concern": g.concern,
         "language": g.language, "input_type": g.input_type, "reflection_type": g.reflection_type,
         "passed": g.passed, "failed": g.failed, "errors": g.errors, "total": g.total,
-        "pass_rate": round(rate, 4) if rate is not None else "", "tolerance": g.tolerance,
-        "verdict": str(g.verdict),
+        "pass_rate": round(rate, 4) if rate is not None else "",
+        "ci_low": round(g.interval[0], 4) if rate is not None else "",
+        "ci_high": round(g.interval[1], 4) if rate is not None else "",
+        "tolerance": g.tolerance, "verdict": str(g.verdict), "interval_vs_tolerance": g.certainty,
     }

@@ -1,0 +1,90 @@
+"""Everything a human-readable report shows, gathered once for every format.
+
+Built from a run's evaluations and answers plus the files of its run folder
+(``run.json``, ``probe_*_metrics.csv``), so ``langbite report`` rebuilds the
+same workbook and page without calling any model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langbite.evaluate.summary import GroupResult, summarise
+from langbite.execute.journal import Key
+from langbite.model import Answer, Evaluation, Verdict
+from langbite.plan import Plan
+from langbite.report import rows
+from langbite.report.csv_writer import read_csv
+
+SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "errors", "total",
+                   "pass_rate", "ci_low", "ci_high", "tolerance", "verdict", "interval_vs_tolerance")
+PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",
+                 "description")
+
+
+def eval_key(row: Mapping[str, Any]) -> str:
+    """The key shared by an evaluation and its responses (filters easily in Excel)."""
+    return "|".join(str(row[c]) for c in ("provider", "model", "requirement", "language", "template_id", "repetition"))
+
+
+@dataclass
+class ReportData:
+    run_dir: Path
+    meta: dict[str, Any]
+    summary: list[dict[str, Any]]
+    by_concern: list[GroupResult]
+    by_language: list[GroupResult]
+    global_rows: list[dict[str, Any]]
+    evaluations: list[dict[str, Any]]
+    responses: list[dict[str, Any]]
+    probes: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def models(self) -> list[str]:
+        return list(dict.fromkeys(f"{r['provider']}:{r['model']}" for r in self.summary))
+
+    def failures(self, limit: int = 500) -> list[dict[str, Any]]:
+        """Failed and errored evaluations with their prompts and answers (first ``limit``)."""
+        by_key: dict[str, list[dict[str, Any]]] = {}
+        for r in self.responses:
+            by_key.setdefault(r["key"], []).append(r)
+        out = []
+        for e in self.evaluations:
+            if e["verdict"] != str(Verdict.PASSED):
+                out.append({**e, "responses": by_key.get(e["key"], [])})
+                if len(out) >= limit:
+                    break
+        return out
+
+
+def _summary_row(g: GroupResult) -> dict[str, Any]:
+    row = rows.global_row(g)
+    return {c: row.get(c, "") for c in SUMMARY_COLUMNS}
+
+
+def read_probe_rows(run_dir: Path) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for path in sorted(run_dir.glob("probe_*_metrics.csv")):
+        out.extend(read_csv(path))
+    return out
+
+
+def gather(run_dir: Path, plan: Plan, answers: Mapping[Key, Answer], evaluations: list[Evaluation]) -> ReportData:
+    requirements = plan.config.requirements
+    summary = summarise(evaluations, requirements, by=("provider", "model", "requirement", "concern", "language"))
+    by_concern = summarise(evaluations, requirements, by=("provider", "model", "concern"))
+    by_language = summarise(evaluations, requirements, by=("provider", "model", "language"))
+    glob = summarise(evaluations, requirements)
+    evaluation_rows = []
+    for e in evaluations:
+        row = rows.evaluation_row(e)
+        evaluation_rows.append({"key": eval_key(row), **row})
+    response_rows = [{"key": eval_key(r), **r} for r in rows.response_rows(plan, answers)]
+    meta_path = run_dir / "run.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+    return ReportData(run_dir, meta, [_summary_row(g) for g in summary], by_concern, by_language,
+                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir))
