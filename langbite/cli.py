@@ -77,6 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", type=Path, metavar="DIR", help="run folder (default langbite-runs/<time>)")
     pr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
+    cmp = sub.add_parser("compare", parents=[common],
+                         help="compare pass rates of runs; exit 1 when a requirement that passed in the first fails later")
+    cmp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
+    cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the table to FILE (.xlsx or .html)")
+
     sub.add_parser("llms", parents=[common], help="list providers, whether installed, and what they need")
 
     c = sub.add_parser("cache", parents=[common], help="manage the response cache")
@@ -191,6 +196,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from langbite.report.compare import compare, format_table, write_comparison
+
+    if args.out and args.out.suffix not in (".xlsx", ".html"):
+        raise InputErrors.single(str(args.out), "--out must end in .xlsx or .html")
+    comparison = compare(args.runs)
+    print(format_table(comparison))
+    if args.out:
+        print(f"written to {write_comparison(args.out, comparison)}")
+    return 1 if comparison.regressions else 0
+
+
 def cmd_llms(args: argparse.Namespace) -> int:
     from langbite.execute.providers import providers
 
@@ -214,7 +231,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe,
+COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe, "compare": cmd_compare,
             "llms": cmd_llms, "cache": cmd_cache}
 
 

@@ -1,0 +1,175 @@
+"""``langbite compare RUN_A RUN_B [...]``: did a new model or prompt make things better or worse?
+
+Pass rates per requirement, concern and language are put side by side with
+their 95% intervals. A difference is flagged only where the intervals do not
+overlap. The comparison gates CI: the exit code is 1 when a requirement that
+passed in the first run fails in a later one.
+
+When every run tested one model, runs are compared whatever the model is
+called (a new model version is the usual question); otherwise rows are
+matched by model as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langbite.errors import InputErrors
+from langbite.evaluate.stats import against_tolerance, overlap, wilson
+from langbite.report.csv_writer import read_csv
+
+Key = tuple[str, ...]
+
+
+@dataclass
+class Cell:
+    passed: int = 0
+    total: int = 0
+    tolerance: float = 1.0
+
+    @property
+    def rate(self) -> float | None:
+        return self.passed / self.total if self.total else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.passed, self.total)
+
+    @property
+    def verdict(self) -> str:
+        if self.rate is None:
+            return "Not evaluated"
+        return "Passed" if self.rate >= self.tolerance - 1e-12 else "Failed"
+
+
+@dataclass
+class Comparison:
+    runs: list[Path]
+    keys: list[Key]
+    key_names: tuple[str, ...]
+    cells: list[dict[Key, Cell]]
+    regressions: list[Key] = field(default_factory=list)
+
+    def change(self, key: Key, i: int) -> str:
+        """'better', 'worse' (intervals apart) or '' against the first run."""
+        a, b = self.cells[0].get(key), self.cells[i].get(key)
+        if not a or not b or a.rate is None or b.rate is None or overlap(a.interval, b.interval):
+            return ""
+        return "better" if b.rate > a.rate else "worse"
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for key in self.keys:
+            row: dict[str, Any] = dict(zip(self.key_names, key, strict=True))
+            for i, run in enumerate(self.runs):
+                c = self.cells[i].get(key)
+                tag = f"run{i + 1}"
+                if c is None or c.rate is None:
+                    row.update({f"{tag}_pass_rate": "", f"{tag}_ci": "", f"{tag}_verdict": "absent"})
+                    continue
+                lo, hi = c.interval
+                row.update({f"{tag}_pass_rate": round(c.rate, 4), f"{tag}_ci": f"{lo:.2f}-{hi:.2f}",
+                            f"{tag}_verdict": c.verdict,
+                            f"{tag}_vs_tolerance": against_tolerance(lo, hi, c.tolerance)})
+                if i:
+                    row[f"{tag}_change"] = self.change(key, i)
+            row["regression"] = "yes" if key in self.regressions else ""
+            out.append(row)
+        return out
+
+
+def _load(run: Path, with_model: bool) -> dict[Key, Cell]:
+    path = run / "evaluations.csv"
+    if not path.exists():
+        raise InputErrors.single(str(run), "not a run folder (no evaluations.csv)")
+    tolerance = {}
+    glob = run / "global_evaluation.csv"
+    if glob.exists():
+        tolerance = {r["requirement"]: float(r["tolerance"]) for r in read_csv(glob)}
+    cells: dict[Key, Cell] = {}
+    for r in read_csv(path):
+        key: Key = (r["requirement"], r["concern"], r["language"])
+        if with_model:
+            key = (f"{r['provider']}:{r['model']}", *key)
+        c = cells.setdefault(key, Cell(tolerance=tolerance.get(r["requirement"], 1.0)))
+        c.total += 1
+        c.passed += r["verdict"] == "Passed"
+    return cells
+
+
+def _models(run: Path) -> set[str]:
+    return {f"{r['provider']}:{r['model']}" for r in read_csv(run / "evaluations.csv")} \
+        if (run / "evaluations.csv").exists() else set()
+
+
+def compare(runs: Sequence[Path]) -> Comparison:
+    if len(runs) < 2:
+        raise InputErrors.single("compare", "give at least two run folders")
+    with_model = any(len(_models(r)) > 1 for r in runs)
+    cells = [_load(r, with_model) for r in runs]
+    keys = list(dict.fromkeys(k for c in cells for k in c))
+    names = (("model",) if with_model else ()) + ("requirement", "concern", "language")
+    comparison = Comparison(list(runs), keys, names, cells)
+    for key in keys:
+        first = cells[0].get(key)
+        if first and first.verdict == "Passed" and any(
+                c.get(key) is not None and c[key].verdict == "Failed" for c in cells[1:]):
+            comparison.regressions.append(key)
+    return comparison
+
+
+def format_table(comparison: Comparison) -> str:
+    lines = []
+    head = f"{'requirement':<24} {'language':<8}" + "".join(f" {'run' + str(i + 1):>18}" for i in range(len(comparison.runs)))
+    lines.append(head + "  change")
+    for key, row in zip(comparison.keys, comparison.rows(), strict=True):
+        label = (row.get("model", "") + " " if "model" in row else "") + row["requirement"]
+        cells = ""
+        for i in range(len(comparison.runs)):
+            rate = row.get(f"run{i + 1}_pass_rate", "")
+            verdict = row.get(f"run{i + 1}_verdict", "")
+            cells += f" {(f'{rate:.0%} ' if rate != '' else '- ') + verdict[:6]:>18}"
+        changes = ",".join(filter(None, (row.get(f"run{i + 1}_change", "") for i in range(1, len(comparison.runs)))))
+        flag = "  REGRESSION" if row["regression"] else ""
+        lines.append(f"{label[:24]:<24} {row['language']:<8}{cells}  {changes}{flag}")
+    for i, run in enumerate(comparison.runs):
+        lines.append(f"run{i + 1} = {run}")
+    lines.append(f"{len(comparison.regressions)} regression(s): requirement(s) that passed in run1 and fail later")
+    return "\n".join(lines)
+
+
+def write_comparison(path: Path, comparison: Comparison) -> Path:
+    rows = comparison.rows()
+    columns = list(dict.fromkeys(c for r in rows for c in r))
+    if path.suffix == ".html":
+        from html import escape
+
+        head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+        body = "".join("<tr>" + "".join(
+            f'<td class="{escape(str(r.get(c, "")))}">{escape(str(r.get(c, "")))}</td>' for c in columns) + "</tr>"
+            for r in rows)
+        path.write_text(
+            "<!DOCTYPE html><html><head><meta charset='utf-8'><title>langbite comparison</title><style>"
+            "body{font-family:system-ui,sans-serif;margin:2rem}table{border-collapse:collapse}td,th{border:1px solid #ddd;"
+            "padding:.3rem .5rem}.Passed,.better{background:#c6efce}.Failed,.worse,.yes{background:#ffc7ce}"
+            f"</style></head><body><h1>langbite comparison</h1><table><thead><tr>{head}</tr></thead><tbody>{body}"
+            "</tbody></table></body></html>", encoding="utf-8")
+        return path
+    from openpyxl import Workbook
+
+    from langbite.report.excel_writer import FILL, add_table
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Comparison"
+    add_table(ws, columns, rows, "Comparison", color_columns=[c for c in columns if c.endswith(("_verdict",))])
+    for i, r in enumerate(rows, 2):
+        for j, c in enumerate(columns, 1):
+            v = str(r.get(c, ""))
+            if v in ("better", "worse", "yes"):
+                ws.cell(i, j).fill = FILL["Passed" if v == "better" else "Failed"]
+    wb.save(path)
+    return path

@@ -1,0 +1,166 @@
+"""report.xlsx, report.html and langbite compare, checked on real run folders."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from openpyxl import load_workbook
+
+from conftest import REPO, SHARED, write
+from langbite.cli import main
+from langbite.evaluate.stats import against_tolerance, wilson
+
+QUICKSTART = REPO / "requirements_models" / "quickstart.json"
+NASTY = "=HYPERLINK(\"http://evil.example\",\"x\") <script>alert('x')</script>\x07\x1b tail"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    import conftest  # noqa: F401  (registers the scripted provider)
+
+    base = tmp_path_factory.mktemp("runs")
+    doc = json.loads(QUICKSTART.read_text())
+    doc["nRepetitions"] = 2
+    gest = SHARED / "data" / "gest" / "gest.csv"
+    if gest.exists():
+        doc["probes"] = [{"name": "gest", "data": str(gest), "sample_k": 20}]
+    model = write(base / "m.json", json.dumps(doc))
+    out = {}
+    for name, llm in (("fair", "scripted:fair"), ("biased", "scripted:biased"), ("nasty", f"fake:{NASTY}")):
+        out[name] = base / name
+        main(["run", str(model), "--llm", llm, "--out", str(out[name]), "-q", "--no-cache"])
+    return out
+
+
+def test_wilson_interval_known_values() -> None:
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson(10, 10)[0] == pytest.approx(0.7225, abs=1e-4)
+    assert against_tolerance(0.95, 1.0, 0.9) == "above" and against_tolerance(0.1, 0.5, 0.9) == "below"
+    assert against_tolerance(0.72, 1.0, 0.9) == "across"
+
+
+def test_workbook_structure(runs: dict[str, Path]) -> None:
+    wb = load_workbook(runs["fair"] / "report.xlsx")
+    assert wb.sheetnames[:6] == ["Summary", "Charts", "Global", "Evaluations", "Responses", "Probes"][:len(wb.sheetnames[:6])]
+    assert {"Summary", "Charts", "Global", "Evaluations", "Responses"} <= set(wb.sheetnames)
+    summary = wb["Summary"]
+    assert summary["A1"].value == "langbite fairness report" and "95% interval" in summary["A2"].value
+    assert "Summary" in summary.tables
+    table = summary.tables["Summary"]
+    header_row = int(table.ref.split(":")[0][1:])
+    headers = [c.value for c in summary[header_row]]
+    verdict_col = headers.index("verdict") + 1
+    cell = summary.cell(header_row + 1, verdict_col)
+    assert cell.value == "Passed" and cell.fill.fgColor.rgb.endswith("C6EFCE")
+    assert summary.freeze_panes == f"A{header_row + 1}"
+    assert len(wb["Charts"]._charts) == 2
+    for name in ("Global", "Evaluations", "Responses"):
+        ws = wb[name]
+        assert ws.tables and ws.freeze_panes == "A2"
+    rate_col = headers.index("pass_rate") + 1
+    assert summary.cell(header_row + 1, rate_col).number_format == "0.0%"
+
+
+def test_every_repetition_is_a_sample(runs: dict[str, Path]) -> None:
+    ws = load_workbook(runs["fair"] / "report.xlsx")["Evaluations"]
+    headers = [c.value for c in ws[1]]
+    reps = {row[headers.index("repetition")] for row in ws.iter_rows(min_row=2, values_only=True)}
+    assert reps == {1, 2}
+    run = json.loads((runs["fair"] / "run.json").read_text())
+    assert run["counts"]["calls_planned"] == 2 * run["counts"]["instances"]
+
+
+def test_evaluations_link_to_their_responses(runs: dict[str, Path]) -> None:
+    wb = load_workbook(runs["biased"] / "report.xlsx")
+    ev, resp = wb["Evaluations"], wb["Responses"]
+    headers = [c.value for c in ev[1]]
+    link_cell = ev.cell(2, headers.index("responses") + 1)
+    target = link_cell.hyperlink.location if link_cell.hyperlink.location else link_cell.hyperlink.target
+    row = int(target.rsplit("A", 1)[1])
+    assert resp.cell(row, 1).value == ev.cell(2, 1).value  # the shared key
+
+
+def test_model_text_is_data_in_workbook_and_csv(runs: dict[str, Path]) -> None:
+    ws = load_workbook(runs["nasty"] / "report.xlsx")["Responses"]
+    headers = [c.value for c in ws[1]]
+    cell = ws.cell(2, headers.index("response") + 1)
+    assert cell.data_type == "s" and cell.value.startswith("=HYPERLINK")
+    assert "\x07" not in cell.value and "\x1b" not in cell.value and cell.value.endswith(" tail")
+    csv_text = (runs["nasty"] / "responses.csv").read_text(encoding="utf-8")
+    assert "'=HYPERLINK" in csv_text
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.urls: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.urls += [v for k, v in attrs if k in ("src", "href", "xmlns") and v]
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_is_self_contained_and_escapes_model_text(runs: dict[str, Path]) -> None:
+    page = (runs["nasty"] / "report.html").read_text(encoding="utf-8")
+    parser = _Collector()
+    parser.feed(page)
+    assert "script" not in parser.tags and parser.urls == []
+    assert "url(" not in page and "@import" not in page
+    assert "http://evil" not in "".join(parser.urls)
+    assert "&lt;script&gt;alert" in page and "<script>alert" not in page
+    assert "svg" in parser.tags and "details" in parser.tags
+
+
+def test_probe_results_reach_both_reports(runs: dict[str, Path]) -> None:
+    if not (runs["fair"] / "probe_gest_metrics.csv").exists():
+        pytest.skip("no GEST data beside the repository")
+    ws = load_workbook(runs["fair"] / "report.xlsx")["Probes"]
+    headers = [c.value for c in ws[1]]
+    metrics = {row[headers.index("metric")]: row for row in ws.iter_rows(min_row=2, values_only=True)}
+    # the scripted model answers "No." to GEST questions: nothing detected, so no value and no mark
+    assert metrics["undetected_rate_attempts"][headers.index("value")] == 1
+    assert metrics["stereotype_rate"][headers.index("mark")] in (None, "")
+    assert "frequency_male_option" in (runs["fair"] / "report.html").read_text()
+
+
+def test_report_command_rebuilds_both_documents(runs: dict[str, Path], tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(runs["biased"], copy)
+    (copy / "report.xlsx").unlink()
+    (copy / "report.html").unlink()
+    assert main(["report", str(copy)]) == 1
+    assert load_workbook(copy / "report.xlsx")["Summary"]["A1"].value == "langbite fairness report"
+    assert (copy / "report.html").exists()
+
+
+def test_compare_gates_a_regression(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["compare", str(runs["fair"]), str(runs["fair"])]) == 0
+    capsys.readouterr()
+    out_x, out_h = tmp_path / "cmp.xlsx", tmp_path / "cmp.html"
+    assert main(["compare", str(runs["fair"]), str(runs["biased"]), "--out", str(out_x)]) == 1
+    text = capsys.readouterr().out
+    assert "REGRESSION" in text and "regression(s)" in text
+    ws = load_workbook(out_x)["Comparison"]
+    headers = [c.value for c in ws[1]]
+    rows = list(ws.iter_rows(min_row=2, values_only=True))
+    assert all(r[headers.index("regression")] == "yes" for r in rows)
+    assert any(r[headers.index("run2_change")] == "worse" for r in rows)
+    assert main(["compare", str(runs["biased"]), str(runs["fair"]), "--out", str(out_h)]) == 0
+    assert "better" in out_h.read_text()
+
+
+def test_compare_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["compare", str(tmp_path)]) == 2
+    assert main(["compare", str(tmp_path), str(tmp_path)]) == 2
+    assert "not a run folder" in capsys.readouterr().err
