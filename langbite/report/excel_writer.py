@@ -116,14 +116,23 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
     ]
 
 
+def _wrapped(ws: Worksheet, row: int, first_col: int, last_col: int, text: str) -> None:
+    """Text in cells merged across the table's width, wrapped, so it prints within the page."""
+    put(ws, row, first_col, text).alignment = Alignment(wrap_text=True, vertical="top")
+    ws.merge_cells(start_row=row, start_column=first_col, end_row=row, end_column=last_col)
+    ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 150))
+
+
 def _summary_sheet(ws: Worksheet, data: ReportData) -> None:
     ws.title = "Summary"
     put(ws, 1, 1, "langbite fairness report").font = Font(bold=True, size=16)
-    put(ws, 2, 1, LEGEND).alignment = Alignment(wrap_text=False)
+    span = len(SUMMARY_COLUMNS)
+    _wrapped(ws, 2, 1, span, LEGEND)
     row = 4
     for label, value in _metadata(data.meta, data):
         put(ws, row, 1, label).font = Font(bold=True)
-        put(ws, row, 2, value)
+        ws.cell(row, 1).alignment = Alignment(vertical="top")
+        _wrapped(ws, row, 2, span, value)
         row += 1
     add_table(ws, SUMMARY_COLUMNS, data.summary, "Summary", first_row=row + 1,
               color_columns=("verdict", "interval_vs_tolerance"))

@@ -62,9 +62,18 @@ def bar_chart(title: str, groups: list[GroupResult], key: str, models: list[str]
     return SvgChart(title, width, top + plot_h + 70, bars, categories, legend, top + plot_h, top)
 
 
+def _num(value: Any, digits: int = 3) -> str:
+    """A metric for display: rounded, or a dash when undefined."""
+    try:
+        return f"{float(value):.{digits}f}"
+    except (TypeError, ValueError):
+        return "–"
+
+
 def render_html(data: ReportData, failures_limit: int = 500) -> str:
     env = Environment(loader=FileSystemLoader(Path(__file__).parent), autoescape=select_autoescape(["j2", "html"]),
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = _num
     template = env.get_template("report.html.j2")
     models = data.models
     charts = [bar_chart("Pass rate by concern", data.by_concern, "concern", models),
