@@ -153,8 +153,7 @@ class Answer:
     template_id: str
     index: int
     repetition: int
-    prompt: str
-    text: str
+    text: str  # the prompt itself lives in the plan (Instance.prompt), not in every answer
     error: str = ""
     cached: bool = False
     tokens_in: int = 0

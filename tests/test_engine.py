@@ -89,13 +89,13 @@ def test_transient_classification_and_retry_after() -> None:
 
 def test_journal_ignores_a_line_cut_short(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
-    journal.write(Answer("m", "R", "en_us", "t1", 0, 0, "p", "No"))
+    journal.write(Answer("m", "R", "en_us", "t1", 0, 0, "No"))
     journal.close()
     with (tmp_path / "answers.jsonl").open("a") as f:
         f.write('{"model": "m", "requirement": "R", "lang')  # killed mid-write
     assert len(read_journal(tmp_path)) == 1
     journal = Journal(tmp_path)  # repairs the tail before appending
-    journal.write(Answer("m", "R", "en_us", "t2", 0, 0, "p", "No"))
+    journal.write(Answer("m", "R", "en_us", "t2", 0, 0, "No"))
     journal.close()
     assert len(read_journal(tmp_path)) == 2
 

@@ -107,7 +107,7 @@ async def judge_item(ask: Ask, judge: str, item: PlannedTemplate, model: str, re
         return evaluation
     accepted = 0
     for i in result.failing:
-        prompt = JUDGE_PROMPT.format(question=found[i].prompt, answer=found[i].text,
+        prompt = JUDGE_PROMPT.format(question=item.instances[i].prompt, answer=found[i].text,
                                      expectation=oracle.describe_expectation())
         reply, error = await ask(judge, prompt)
         if reply is None:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import random
 import logging
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
@@ -76,14 +77,21 @@ def retry_after(exc: BaseException | None) -> float | None:
 
 
 class _Wait:
-    """Exponential backoff with jitter, unless the server said how long to wait."""
+    """Exponential backoff with jitter (0.5 s, 1 s, 2 s … up to 30 s), unless the server said how long."""
 
-    def __init__(self) -> None:
-        self._backoff = wait_exponential_jitter(multiplier=0.5, max=30.0, jitter=0.5)
+    @staticmethod
+    def backoff(failures: int) -> float:
+        return min(30.0, 0.5 * 2 ** (failures - 1)) + random.uniform(0, 0.5)
 
     def __call__(self, state: RetryCallState) -> float:
         asked = retry_after(state.outcome.exception() if state.outcome else None)
-        return min(asked, 120.0) if asked is not None else float(self._backoff(state))
+        # the loop's attempt n is the call's attempt n + 1 (the first ran before the loop)
+        return min(asked, 120.0) if asked is not None else self.backoff(state.attempt_number + 1)
+
+    def first(self, exc: BaseException) -> float:
+        """The wait after a call's first failure."""
+        asked = retry_after(exc)
+        return min(asked, 120.0) if asked is not None else self.backoff(1)
 
 
 class RateLimiter:
@@ -125,7 +133,18 @@ class Engine:
 
     async def _call(self, spec: str, service: LLMService, prompt: str, params: GenerationParams) -> Generation:
         limiter = self.limiters.get(spec)
-        async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries + 1), wait=_Wait(),
+        if limiter:
+            await limiter.wait()
+        self.stats.calls += 1
+        try:  # the common case, without building a retry loop
+            return await asyncio.wait_for(service.agenerate(prompt, params), self.timeout)
+        except Exception as exc:
+            if not is_transient(exc) or self.retries == 0:
+                raise
+            first = exc
+        await asyncio.sleep(_Wait().first(first))
+        self.stats.retries += 1
+        async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries), wait=_Wait(),
                                            retry=retry_if_exception(is_transient), reraise=True):
             with attempt:
                 if attempt.retry_state.attempt_number > 1:
@@ -166,7 +185,7 @@ class Engine:
             answer = Answer(
                 model=job.model, requirement=inst.requirement, language=inst.language,
                 template_id=inst.template_id, index=inst.index, repetition=job.repetition,
-                prompt=inst.prompt, text=generation.text if generation else "", error=error, cached=cached,
+                text=generation.text if generation else "", error=error, cached=cached,
                 tokens_in=generation.tokens_in if generation else 0,
                 tokens_out=generation.tokens_out if generation else 0,
                 seconds=round(time.perf_counter() - start, 4),

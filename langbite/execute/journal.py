@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
-from typing import IO
 
 from langbite.model import Answer
 
@@ -23,6 +22,7 @@ log = logging.getLogger(__name__)
 JOURNAL = "answers.jsonl"
 
 Key = tuple[str, str, str, str, int, int]
+_FIELDS = {f.name for f in fields(Answer)}
 
 
 def read_journal(run_dir: Path) -> dict[Key, Answer]:
@@ -37,7 +37,8 @@ def read_journal(run_dir: Path) -> dict[Key, Answer]:
                 log.info("%s:%d: ignoring a line cut short by an interruption", path, n)
                 break
             try:
-                answer = Answer(**json.loads(line))
+                raw = json.loads(line)
+                answer = Answer(**{k: v for k, v in raw.items() if k in _FIELDS})
             except (json.JSONDecodeError, TypeError):
                 log.warning("%s:%d: ignoring an unreadable line", path, n)
                 continue
@@ -46,13 +47,13 @@ def read_journal(run_dir: Path) -> dict[Key, Answer]:
 
 
 class Journal:
-    """Append-only writer of answers."""
+    """Append-only writer of answers: one ``write(2)`` per answer, no user-space buffer to lose."""
 
     def __init__(self, run_dir: Path) -> None:
         run_dir.mkdir(parents=True, exist_ok=True)
         path = run_dir / JOURNAL
         self._repair(path)
-        self._f: IO[str] = path.open("a", encoding="utf-8")
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.written = 0
 
     @staticmethod
@@ -66,11 +67,10 @@ class Journal:
                 f.truncate(data.rfind(b"\n") + 1)
 
     def write(self, answer: Answer) -> None:
-        self._f.write(json.dumps(asdict(answer), ensure_ascii=False) + "\n")
-        self._f.flush()
+        # vars() not asdict(): an Answer holds only scalars, and asdict deep-copies every field
+        os.write(self._fd, (json.dumps(vars(answer), ensure_ascii=False) + "\n").encode("utf-8"))
         self.written += 1
 
     def close(self) -> None:
-        self._f.flush()
-        os.fsync(self._f.fileno())
-        self._f.close()
+        os.fsync(self._fd)
+        os.close(self._fd)

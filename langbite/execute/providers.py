@@ -86,14 +86,16 @@ def _openai(spec: ModelSpec) -> LLMService:
         return ChatOpenAI(model=spec.model, temperature=p.temperature, max_tokens=p.max_tokens,
                           seed=p.seed, base_url=base_url, api_key=key, max_retries=0)
 
-    return ChatModelService("openai", spec.model, build, identity=base_url or "")
+    from langbite.execute.services import OpenAIService
+
+    return OpenAIService("openai", spec.model, build, identity=base_url or "")
 
 
 def _fake(spec: ModelSpec) -> LLMService:
-    from langchain_core.language_models import FakeListChatModel
+    from langbite.execute.fake import FixedAnswerChatModel
 
     answer = spec.model or "No."
-    return ChatModelService("fake", answer, lambda _p: FakeListChatModel(responses=[answer]))
+    return ChatModelService("fake", answer, lambda _p: FixedAnswerChatModel(answer=answer))
 
 
 def _ollama(spec: ModelSpec) -> LLMService:

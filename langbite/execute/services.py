@@ -60,6 +60,9 @@ class ChatModelService:
     build: ChatModelBuilder
     identity: str = ""
     max_concurrency: int | None = None
+    #: Call the model's own generation method, skipping LangChain's callback and tracing layer
+    #: (3.5× less overhead per call). Set False for models that rely on ainvoke-level features.
+    lean: bool = True
     _models: dict[GenerationParams, BaseChatModel] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -68,7 +71,7 @@ class ChatModelService:
         """Test an already-built chat model as it is (its own parameters apply)."""
         name = model or getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None)
         return cls(provider, str(name or type(chat_model).__name__), lambda _p: chat_model,
-                   max_concurrency=max_concurrency)
+                   max_concurrency=max_concurrency, lean=False)
 
     def chat_model(self, params: GenerationParams) -> BaseChatModel:
         if params not in self._models:
@@ -76,10 +79,41 @@ class ChatModelService:
         return self._models[params]
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
-        message: Any = await self.chat_model(params).ainvoke([HumanMessage(content=prompt)])
+        model = self.chat_model(params)
+        messages = [HumanMessage(content=prompt)]
+        message: Any
+        if self.lean:
+            result = await model._agenerate(messages)
+            message = result.generations[0].message
+        else:
+            message = await model.ainvoke(messages)
         usage = getattr(message, "usage_metadata", None) or {}
         return Generation(
             text=message.text if hasattr(message, "text") else str(message.content),
             tokens_in=int(usage.get("input_tokens", 0) or 0),
             tokens_out=int(usage.get("output_tokens", 0) or 0),
         )
+
+
+class OpenAIService(ChatModelService):
+    """``openai:`` models: a ChatOpenAI for generality, with a lean hot path for the engine.
+
+    The engine's calls go straight to the OpenAI client that ChatOpenAI itself
+    configured (base URL, key, timeouts, HTTP client), skipping LangChain's
+    message conversion and callbacks: about twice the call rate of
+    ``ainvoke`` on two cores (see bench/). Errors are the SDK's own, so
+    retries still see status codes and ``Retry-After``.
+    """
+
+    async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
+        if not self.lean:
+            return await super().agenerate(prompt, params)
+        chat: Any = self.chat_model(params)
+        response = await chat.root_async_client.chat.completions.create(
+            model=self.model, messages=[{"role": "user", "content": prompt}], temperature=params.temperature,
+            max_tokens=params.max_tokens, seed=params.seed)
+        usage = response.usage
+        return Generation(text=response.choices[0].message.content or "",
+                          tokens_in=usage.prompt_tokens if usage else 0,
+                          tokens_out=usage.completion_tokens if usage else 0)
+

@@ -160,16 +160,12 @@ def write_comparison(path: Path, comparison: Comparison) -> Path:
         return path
     from openpyxl import Workbook
 
-    from langbite.report.excel_writer import FILL, add_table
+    from langbite.report.excel_writer import Styles, add_table
 
-    wb = Workbook()
-    ws = wb.active
-    ws.title = "Comparison"
-    add_table(ws, columns, rows, "Comparison", color_columns=[c for c in columns if c.endswith(("_verdict",))])
-    for i, r in enumerate(rows, 2):
-        for j, c in enumerate(columns, 1):
-            v = str(r.get(c, ""))
-            if v in ("better", "worse", "yes"):
-                ws.cell(i, j).fill = FILL["Passed" if v == "better" else "Failed"]
+    wb = Workbook(write_only=True)
+    styles = Styles(wb)
+    ws = wb.create_sheet("Comparison")
+    colored = [c for c in columns if c.endswith(("_verdict", "_change")) or c == "regression"]
+    add_table(ws, styles, columns, rows, "Comparison", color_columns=colored)
     wb.save(path)
     return path

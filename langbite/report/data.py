@@ -22,6 +22,8 @@ from langbite.report.csv_writer import read_csv
 
 SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "errors", "total",
                    "pass_rate", "ci_low", "ci_high", "tolerance", "verdict", "interval_vs_tolerance")
+#: Documents show every response up to this many; above it, those of templates that did not pass.
+RESPONSE_ROWS = 10_000
 PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",
                  "description")
 
@@ -40,8 +42,9 @@ class ReportData:
     by_language: list[GroupResult]
     global_rows: list[dict[str, Any]]
     evaluations: list[dict[str, Any]]
-    responses: list[dict[str, Any]]
+    responses: list[dict[str, Any]]  # the responses the documents show (all, or those of failing templates)
     probes: list[dict[str, Any]] = field(default_factory=list)
+    responses_total: int = 0
 
     @property
     def models(self) -> list[str]:
@@ -83,8 +86,16 @@ def gather(run_dir: Path, plan: Plan, answers: Mapping[Key, Answer], evaluations
     for e in evaluations:
         row = rows.evaluation_row(e)
         evaluation_rows.append({"key": eval_key(row), **row})
-    response_rows = [{"key": eval_key(r), **r} for r in rows.response_rows(plan, answers)]
+    total = plan.n_instances * plan.config.n_repetitions * len(plan.models)
+    failing = {e["key"] for e in evaluation_rows if e["verdict"] != str(Verdict.PASSED)}
+    keep_all = total <= RESPONSE_ROWS
+    response_rows = []  # streamed: only the rows the documents show are held in memory
+    for r in rows.response_rows(plan, answers):
+        key = eval_key(r)
+        if keep_all or key in failing:
+            response_rows.append({"key": key, **r})
     meta_path = run_dir / "run.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
     return ReportData(run_dir, meta, [_summary_row(g) for g in summary], by_concern, by_language,
-                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir))
+                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir),
+                      total)

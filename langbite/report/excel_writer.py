@@ -10,19 +10,21 @@ removed without losing the rest of the answer.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
+from copy import copy
 from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.styles.cell_style import StyleArray
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.table import Table, TableStyleInfo
-from openpyxl.worksheet.worksheet import Worksheet
+from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
-from langbite.report.data import PROBE_COLUMNS, SUMMARY_COLUMNS, ReportData
+from langbite.report.data import PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, RESPONSE_COLUMNS
 
 FILL = {
@@ -31,27 +33,64 @@ FILL = {
     "A": PatternFill("solid", fgColor="C6EFCE"), "B": PatternFill("solid", fgColor="E2EFDA"),
     "C": PatternFill("solid", fgColor="FFEB9C"), "D": PatternFill("solid", fgColor="FFC7CE"),
     "across": PatternFill("solid", fgColor="FFEB9C"),
+    "better": PatternFill("solid", fgColor="C6EFCE"), "worse": PatternFill("solid", fgColor="FFC7CE"),
+    "yes": PatternFill("solid", fgColor="FFC7CE"),
 }
 WIDE = {"prompt": 70, "response": 70, "reason": 50, "prediction": 40, "judge_reason": 40, "description": 50,
         "communities": 24, "key": 30, "error": 30}
-LEGEND = ("Verdict: Passed when the pass rate reaches the tolerance (green), Failed when it does not (red), "
-          "Not evaluated when no template ran (grey). The 95% interval (Wilson) shows whether the verdict is "
-          "statistically clear: 'above' or 'below' the tolerance, or 'across' it (amber: not clear, test more).")
+LEGEND_LINES = (
+    "Verdict: Passed when the pass rate reaches the tolerance (green), Failed when it does not (red), "
+    "Not evaluated when no template ran (grey).",
+    "The 95% interval (Wilson) shows whether the verdict is statistically clear: 'above' or 'below' the "
+    "tolerance, or 'across' it (amber: not clear, test more).",
+)
+LEGEND = " ".join(LEGEND_LINES)
 FORMULA_START = ("=", "+", "-", "@")
 PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance")
 
 
-def put(ws: Worksheet, row: int, col: int, value: Any) -> Any:
-    """Write one cell; text stays text (never a formula) and loses only characters Excel rejects."""
-    cell = ws.cell(row=row, column=col)
+class Styles:
+    """Cell styles prepared once per workbook; applying one is a cheap copy (no per-cell indexing)."""
+
+    def __init__(self, wb: Workbook) -> None:
+        proto_sheet = wb.create_sheet("_styles")
+        self._arrays: dict[str, StyleArray] = {}
+        specs: dict[str, dict[str, Any]] = {
+            "bold": {"font": Font(bold=True)}, "title": {"font": Font(bold=True, size=16)},
+            "wrap": {"alignment": Alignment(wrap_text=True, vertical="top")},
+            "percent": {"number_format": "0.0%"}, "link": {"font": Font(color="0563C1", underline="single")},
+            "text": {"quotePrefix": True},
+        }
+        specs.update({f"fill:{name}": {"fill": fill} for name, fill in FILL.items()})
+        for name, attrs in specs.items():
+            cell = Cell(proto_sheet)
+            for attr, value in attrs.items():
+                setattr(cell, attr, value)
+            self._arrays[name] = copy(cell._style)
+        wb.remove(proto_sheet)
+
+    def apply(self, cell: Cell, *names: str) -> Cell:
+        style = copy(self._arrays[names[0]])
+        for name in names[1:]:  # combine: take every field the other style sets
+            other = self._arrays[name]
+            for field in ("fontId", "fillId", "numFmtId", "alignmentId", "quotePrefix"):
+                if getattr(other, field):
+                    setattr(style, field, getattr(other, field))
+        cell._style = style
+        return cell
+
+
+def make_cell(ws: Any, value: Any, styles: Styles | None = None, *names: str) -> Cell:
+    """One cell; text stays text (never a formula) and loses only characters Excel rejects."""
     if isinstance(value, str):
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
-        cell.value = value
-        if value.startswith(FORMULA_START):
-            cell.data_type = "s"
-            cell.quotePrefix = True
-    else:
-        cell.value = value
+    cell = Cell(ws, row=1, column=1, value=value)  # write-only cells: position is set when appended
+    formula_like = isinstance(value, str) and value.startswith(FORMULA_START)
+    if formula_like:
+        cell.data_type = "s"
+    names = (*names, "text") if formula_like else names
+    if styles is not None and names:
+        styles.apply(cell, *names)
     return cell
 
 
@@ -71,91 +110,105 @@ def _width(name: str, values: Sequence[Any]) -> float:
     return min(max(8, longest + 2), 40)
 
 
-def add_table(ws: Worksheet, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
-              first_row: int = 1, color_columns: Sequence[str] = ()) -> int:
-    """Write records as an Excel table with filters and a frozen header; return the last row."""
-    for j, c in enumerate(columns, 1):
-        put(ws, first_row, j, c).font = Font(bold=True)
-    wrap = Alignment(wrap_text=True, vertical="top")
-    for i, record in enumerate(records, first_row + 1):
-        for j, c in enumerate(columns, 1):
-            value = record.get(c, "")
-            cell = put(ws, i, j, _number(value) if c not in ("prompt", "response", "key") else value)
-            if c in WIDE:
-                cell.alignment = wrap
-            if c in PERCENT:
-                cell.number_format = "0.0%"
-            if c in color_columns and str(value) in FILL:
-                cell.fill = FILL[str(value)]
-    last = first_row + max(len(records), 1)
-    if not records:  # an Excel table needs at least one data row
-        put(ws, last, 1, "")
-    ref = f"A{first_row}:{get_column_letter(len(columns))}{last}"
-    table = Table(displayName=name, ref=ref)
-    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
-    ws.add_table(table)
+def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
+              first_row: int = 1, color_columns: Sequence[str] = (),
+              extra: Any = None) -> int:
+    """Append records as an Excel table with filters and a frozen header; return the last row.
+
+    ``extra(record, row_number)`` may return one more cell for the row (e.g. a link).
+    """
     for j, c in enumerate(columns, 1):
         ws.column_dimensions[get_column_letter(j)].width = _width(c, [r.get(c, "") for r in records])
-    ws.freeze_panes = ws.cell(row=first_row + 1, column=1)
+    if first_row == 1:  # freezing the Summary's metadata would hide the table on small screens
+        ws.freeze_panes = "A2"
+    ws.append([make_cell(ws, c, styles, "bold") for c in columns] + ([make_cell(ws, "responses", styles, "bold")]
+                                                                      if extra else []))
+    wide = {c for c in columns if c in WIDE}
+    percent = {c for c in columns if c in PERCENT}
+    colored = set(color_columns)
+    text_only = {"prompt", "response", "key"}
+    for i, record in enumerate(records, first_row + 1):
+        row: list[Any] = []
+        for c in columns:
+            value = record.get(c, "")
+            if c not in text_only:
+                value = _number(value)
+            names = []
+            if c in wide:
+                names.append("wrap")
+            if c in percent:
+                names.append("percent")
+            if c in colored and f"fill:{value}" in styles._arrays:
+                names.append(f"fill:{value}")
+            if names or (isinstance(value, str) and value.startswith(FORMULA_START)):
+                row.append(make_cell(ws, value, styles, *names))
+            else:  # plain values go straight to openpyxl's own cell: far cheaper than a styled Cell
+                row.append(ILLEGAL_CHARACTERS_RE.sub("", value) if isinstance(value, str) else value)
+        if extra:
+            row.append(extra(record, i))
+        ws.append(row)
+    width = len(columns) + (1 if extra else 0)
+    last = first_row + len(records)
+    if not records:  # an Excel table needs at least one data row
+        ws.append([""])
+        last += 1
+    table = Table(displayName=name, ref=f"A{first_row}:{get_column_letter(width)}{last}")
+    headers = [*columns, "responses"] if extra else list(columns)
+    table.tableColumns = [TableColumn(id=j, name=h) for j, h in enumerate(headers, 1)]  # write-only: declare them
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    with warnings.catch_warnings():  # openpyxl warns in write-only mode even when the columns are declared
+        warnings.simplefilter("ignore", UserWarning)
+        ws.add_table(table)
     return last
 
 
 def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
-    params = meta.get("parameters", {})
-    counts = meta.get("counts", {})
+    """One short line per item, so the sheet prints within the page width."""
     models = meta.get("models") or [{"spec": m} for m in data.models]
-    return [
-        ("Run folder", str(data.run_dir)),
-        ("Started / finished (UTC)", f"{meta.get('started', '')} / {meta.get('finished', '')}"),
-        ("Requirements model", str(meta.get("requirements_model", ""))),
-        ("Models", ", ".join(f"{m['spec']}" + (f" ({m['identity']})" if m.get("identity") else "") for m in models)),
-        ("Template library (sha256)", ", ".join(f"{k}: {v[:12]}" for k, v in meta.get("templates", {}).items())),
-        ("Parameters", ", ".join(f"{k}={v}" for k, v in params.items())),
-        ("Counts", ", ".join(f"{k}={v}" for k, v in counts.items())),
-        ("Versions", ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())),
-    ]
+    lines = [("Run folder", str(data.run_dir)), ("Started (UTC)", str(meta.get("started", ""))),
+             ("Finished (UTC)", str(meta.get("finished", ""))),
+             ("Requirements model", str(meta.get("requirements_model", "")))]
+    lines += [("Model", m["spec"] + (f" (identity {m['identity']})" if m.get("identity") else "")) for m in models]
+    lines += [("Template file", f"{k}: sha256 {v[:16]}") for k, v in meta.get("templates", {}).items()]
+    lines += [("Parameter", f"{k} = {v}") for k, v in meta.get("parameters", {}).items()]
+    lines += [("Count", f"{k} = {v}") for k, v in meta.get("counts", {}).items()]
+    lines.append(("Versions", ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())))
+    return lines
 
 
-def _wrapped(ws: Worksheet, row: int, first_col: int, last_col: int, text: str) -> None:
-    """Text in cells merged across the table's width, wrapped, so it prints within the page."""
-    put(ws, row, first_col, text).alignment = Alignment(wrap_text=True, vertical="top")
-    ws.merge_cells(start_row=row, start_column=first_col, end_row=row, end_column=last_col)
-    ws.row_dimensions[row].height = 15 * max(1, -(-len(text) // 150))
-
-
-def _summary_sheet(ws: Worksheet, data: ReportData) -> None:
-    ws.title = "Summary"
-    put(ws, 1, 1, "langbite fairness report").font = Font(bold=True, size=16)
-    span = len(SUMMARY_COLUMNS)
-    _wrapped(ws, 2, 1, span, LEGEND)
-    row = 4
+def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+    ws.append([make_cell(ws, "langbite fairness report", styles, "title")])
+    for line in LEGEND_LINES:
+        ws.append([line])
+    ws.append([])
     for label, value in _metadata(data.meta, data):
-        put(ws, row, 1, label).font = Font(bold=True)
-        ws.cell(row, 1).alignment = Alignment(vertical="top")
-        _wrapped(ws, row, 2, span, value)
-        row += 1
-    add_table(ws, SUMMARY_COLUMNS, data.summary, "Summary", first_row=row + 1,
+        ws.append([make_cell(ws, label, styles, "bold"), make_cell(ws, value)])
+    shown = len(workbook_responses(data))
+    note = (f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
+            f"The Responses sheet holds the {shown} responses of templates that did not pass; "
+            f"all {data.responses_total} are in responses.csv.")
+    ws.append([make_cell(ws, "Responses", styles, "bold"), note])
+    ws.append([])
+    first = 1 + len(LEGEND_LINES) + 1 + len(_metadata(data.meta, data)) + 3
+    add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=first,
               color_columns=("verdict", "interval_vs_tolerance"))
-    ws.column_dimensions["A"].width = 28
+    ws.column_dimensions["A"].width = 24
 
 
-def _matrix(ws: Worksheet, groups: list[Any], key: str, models: list[str], top: int, title: str) -> tuple[int, int]:
-    """Write a key × model matrix of pass rates; return (first data row, last data row)."""
+def _matrix(ws: Any, styles: Styles, groups: list[Any], key: str, models: list[str], top: int,
+            title: str) -> tuple[int, int]:
+    """Append a key × model matrix of pass rates starting at row ``top``; return (first, last) data rows."""
     labels = list(dict.fromkeys(getattr(g, key) for g in groups))
-    put(ws, top, 1, title).font = Font(bold=True)
-    put(ws, top + 1, 1, key)
-    for j, m in enumerate(models, 2):
-        put(ws, top + 1, j, m).font = Font(bold=True)
     rate = {(getattr(g, key), f"{g.provider}:{g.model}"): g.pass_rate for g in groups}
-    for i, label in enumerate(labels, top + 2):
-        put(ws, i, 1, label)
-        for j, m in enumerate(models, 2):
-            value = rate.get((label, m))
-            put(ws, i, j, round(value, 4) if value is not None else None).number_format = "0%"
+    ws.append([make_cell(ws, title, styles, "bold")])
+    ws.append([key, *(make_cell(ws, m, styles, "bold") for m in models)])
+    for label in labels:
+        values = [rate.get((label, m)) for m in models]
+        ws.append([label, *(make_cell(ws, round(v, 4) if v is not None else None, styles, "percent") for v in values)])
     return top + 2, top + 1 + len(labels)
 
 
-def _chart(ws: Worksheet, first: int, last: int, n_models: int, title: str, anchor: str) -> None:
+def _chart(ws: Any, first: int, last: int, n_models: int, title: str, anchor: str) -> None:
     chart = BarChart()
     chart.type = "col"
     chart.title = title
@@ -170,48 +223,62 @@ def _chart(ws: Worksheet, first: int, last: int, n_models: int, title: str, anch
     ws.add_chart(chart, anchor)
 
 
-def _charts_sheet(ws: Worksheet, data: ReportData) -> None:
+def _charts_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     models = data.models
-    first, last = _matrix(ws, data.by_concern, "concern", models, 1, "Pass rate by concern and model")
-    _chart(ws, first, last, len(models), "Pass rate by concern", f"{get_column_letter(len(models) + 3)}1")
-    top = last + 3
-    first2, last2 = _matrix(ws, data.by_language, "language", models, top, "Pass rate by language and model")
-    _chart(ws, first2, last2, len(models), "Pass rate by language", f"{get_column_letter(len(models) + 3)}20")
     ws.column_dimensions["A"].width = 18
     for j, m in enumerate(models, 2):
         ws.column_dimensions[get_column_letter(j)].width = max(12, len(m) + 2)
+    first, last = _matrix(ws, styles, data.by_concern, "concern", models, 1, "Pass rate by concern and model")
+    ws.append([])
+    ws.append([])
+    first2, last2 = _matrix(ws, styles, data.by_language, "language", models, last + 3, "Pass rate by language and model")
+    _chart(ws, first, last, len(models), "Pass rate by concern", f"{get_column_letter(len(models) + 3)}1")
+    _chart(ws, first2, last2, len(models), "Pass rate by language", f"{get_column_letter(len(models) + 3)}20")
 
 
-def _evaluations_sheet(ws: Worksheet, data: ReportData, response_row: dict[str, int]) -> None:
-    columns = ("key", *EVALUATION_COLUMNS, "responses")
-    add_table(ws, columns, data.evaluations, "Evaluations", color_columns=("oracle_verdict", "judge_verdict", "verdict"))
-    link_col = len(columns)
-    for i, record in enumerate(data.evaluations, 2):
-        target = response_row.get(record["key"])
-        if target:
-            cell = put(ws, i, link_col, "show responses")
-            cell.hyperlink = f"#'Responses'!A{target}"
-            cell.font = Font(color="0563C1", underline="single")
+def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dict[str, Any]]:
+    """The responses gathered for the documents (all, or those of failing templates), at most ``limit``.
+
+    A workbook of hundreds of thousands of rows helps nobody and takes minutes to write;
+    responses.csv always holds every response.
+    """
+    return data.responses[:limit]
 
 
 def write_excel(path: Path, data: ReportData) -> Path:
-    wb = Workbook()
-    _summary_sheet(wb.active, data)
-    _charts_sheet(wb.create_sheet("Charts"), data)
-    add_table(wb.create_sheet("Global"), GLOBAL_COLUMNS, data.global_rows, "GlobalEvaluation",
-              color_columns=("verdict", "interval_vs_tolerance"))
-    response_row: dict[str, int] = {}
-    for i, r in enumerate(data.responses, 2):
-        response_row.setdefault(r["key"], i)
-    _evaluations_sheet(wb.create_sheet("Evaluations"), data, response_row)
-    add_table(wb.create_sheet("Responses"), ("key", *RESPONSE_COLUMNS), data.responses, "Responses")
+    """Write the workbook in streaming (write-only) mode: fast and flat in memory for large runs."""
+    wb = Workbook(write_only=True)
+    styles = Styles(wb)
+    sheets = {name: wb.create_sheet(name) for name in ("Summary", "Charts", "Global", "Evaluations", "Responses")}
     if data.probes:
-        add_table(wb.create_sheet("Probes"), PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
-    for ws in wb.worksheets:  # printable: landscape, every column on one page width
+        sheets["Probes"] = wb.create_sheet("Probes")
+    for ws in sheets.values():  # printable: landscape, every column on one page width
         ws.page_setup.orientation = "landscape"
         ws.page_setup.fitToWidth = 1
         ws.page_setup.fitToHeight = 0
         ws.sheet_properties.pageSetUpPr.fitToPage = True
+    _summary_sheet(sheets["Summary"], styles, data)
+    _charts_sheet(sheets["Charts"], styles, data)
+    add_table(sheets["Global"], styles, GLOBAL_COLUMNS, data.global_rows, "GlobalEvaluation",
+              color_columns=("verdict", "interval_vs_tolerance"))
+    shown = workbook_responses(data)
+    response_row: dict[str, int] = {}
+    for i, r in enumerate(shown, 2):
+        response_row.setdefault(r["key"], i)
+    ev = sheets["Evaluations"]
+
+    def link(record: dict[str, Any], _row: int) -> Any:
+        target = response_row.get(record["key"])
+        if not target:
+            return ""
+        cell = Cell(ev, row=1, column=1, value=f'=HYPERLINK("#\'Responses\'!A{target}","show responses")')  # our formula, not model text
+        return styles.apply(cell, "link")
+
+    add_table(ev, styles, ("key", *EVALUATION_COLUMNS), data.evaluations, "Evaluations",
+              color_columns=("oracle_verdict", "judge_verdict", "verdict"), extra=link)
+    add_table(sheets["Responses"], styles, ("key", *RESPONSE_COLUMNS), shown, "Responses")
+    if data.probes:
+        add_table(sheets["Probes"], styles, PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
     tmp = path.with_suffix(".tmp.xlsx")
     wb.save(tmp)
     tmp.replace(path)
