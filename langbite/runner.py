@@ -18,6 +18,7 @@ import json
 import logging
 import platform
 import shutil
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -335,6 +336,7 @@ def default_run_dir() -> Path:
 def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
     """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds)."""
     options = options or RunOptions()
+    clock = time.perf_counter()
     services = build_services(plan)
     _snapshot(plan, run_dir, config_document(plan))
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -350,10 +352,15 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
         memo.close()
         if engine.cache is not None:
             engine.cache.close()
+    log.info("execution and evaluation: %.2fs", time.perf_counter() - clock)
+    clock = time.perf_counter()
     groups = write_reports(run_dir, plan, answers, evaluations)
+    log.info("CSV reports: %.2fs", time.perf_counter() - clock)
     probe_results = run_probes(plan, run_dir, options)
     _run_json(run_dir, plan, services, stats, groups, started, len(answers))
+    clock = time.perf_counter()
     write_documents(run_dir, plan, answers, evaluations)
+    log.info("report.xlsx and report.html: %.2fs", time.perf_counter() - clock)
     return RunResult(run_dir, plan, evaluations, groups, stats, probe_results)
 
 

@@ -155,7 +155,8 @@ class Engine:
         await self._limit(spec, prompt, params)
         self.stats.calls += 1
         try:  # the common case, without building a retry loop
-            return await asyncio.wait_for(service.agenerate(prompt, params), self.timeout)
+            async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
+                return await service.agenerate(prompt, params)
         except Exception as exc:
             if not is_transient(exc) or self.retries == 0:
                 raise
@@ -169,7 +170,8 @@ class Engine:
                     self.stats.retries += 1
                 await self._limit(spec, prompt, params)
                 self.stats.calls += 1
-                return await asyncio.wait_for(service.agenerate(prompt, params), self.timeout)
+                async with asyncio.timeout(self.timeout):
+                    return await service.agenerate(prompt, params)
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises
 
     async def complete(self, spec: str, prompt: str, repetition: int = 0) -> tuple[Generation | None, str, bool]:

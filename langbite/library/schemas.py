@@ -81,7 +81,7 @@ def check_oracle_prediction(prediction: Any) -> list[str]:
     if isinstance(op, str) and op not in oracles:
         return [f"$.operation: unknown operation '{op}'{suggest(op, oracles.names())}"]
     validator = _oracle_validator(tuple(oracles.names()))
-    problems = [_message(e) for e in _sorted_errors(validator, prediction)]
+    problems = [] if validator.is_valid(prediction) else [_message(e) for e in _sorted_errors(validator, prediction)]
     if not problems and op == "matchesRegex":
         import re
 

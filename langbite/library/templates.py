@@ -14,6 +14,7 @@ import io
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,8 @@ class _RowChecker:
         except json.JSONDecodeError as exc:
             self.err(line, "oracle_prediction", f"oracle_prediction: invalid JSON at character {exc.pos + 1}: {exc.msg}")
             return None
-        problems = check_oracle_prediction(prediction)
+        problems = (_check_cached(text, tuple(oracles.names())) if isinstance(prediction, dict)
+                    else check_oracle_prediction(prediction))
         for p in problems:
             self.err(line, "oracle_prediction", f"oracle_prediction: {p}")
         if problems:
@@ -170,6 +172,15 @@ class _RowChecker:
                          f" (known: {', '.join(known.markups)}){suggest(root, known.markups)}")
                 ok = False
         return tuple(names) if ok else None
+
+
+@lru_cache(maxsize=4096)
+def _check_cached(text: str, _registered: tuple[str, ...]) -> tuple[str, ...]:
+    """Schema problems of one prediction text (keyed by the registered oracles too, for plugins).
+
+    A library repeats the same predictions many times.
+    """
+    return tuple(check_oracle_prediction(json.loads(text)))
 
 
 def _rows(text: str, delimiter: str) -> Iterable[tuple[int, list[str]]]:
