@@ -68,7 +68,10 @@ class _Loaded:
             from llama_cpp import Llama
         except ImportError:
             raise InputErrors.single("local", f"llama-cpp-python is not installed; {INSTALL_HINT}") from None
-        self.llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False)
+        # llama-cpp-python uses half the cores by default; requests run one at a time, so give it them all
+        threads = os.cpu_count() or 1
+        self.llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, n_threads=threads,
+                           n_threads_batch=threads)
         self.lock = threading.Lock()
 
 

@@ -18,31 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from langbite.errors import InputErrors
-from langbite.evaluate.stats import against_tolerance, overlap, wilson
+from langbite.evaluate.stats import against_tolerance, overlap
+from langbite.evaluate.summary import GroupResult
+from langbite.model import Verdict
 from langbite.report.csv_writer import read_csv
 
 Key = tuple[str, ...]
-
-
-@dataclass
-class Cell:
-    passed: int = 0
-    total: int = 0
-    tolerance: float = 1.0
-
-    @property
-    def rate(self) -> float | None:
-        return self.passed / self.total if self.total else None
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson(self.passed, self.total)
-
-    @property
-    def verdict(self) -> str:
-        if self.rate is None:
-            return "Not evaluated"
-        return "Passed" if self.rate >= self.tolerance - 1e-12 else "Failed"
+Cell = GroupResult  # one row's counts in one run: pass rate, 95% interval and verdict
 
 
 @dataclass
@@ -56,9 +38,9 @@ class Comparison:
     def change(self, key: Key, i: int) -> str:
         """'better', 'worse' (intervals apart) or '' against the first run."""
         a, b = self.cells[0].get(key), self.cells[i].get(key)
-        if not a or not b or a.rate is None or b.rate is None or overlap(a.interval, b.interval):
+        if not a or not b or a.pass_rate is None or b.pass_rate is None or overlap(a.interval, b.interval):
             return ""
-        return "better" if b.rate > a.rate else "worse"
+        return "better" if b.pass_rate > a.pass_rate else "worse"
 
     def rows(self) -> list[dict[str, Any]]:
         out = []
@@ -67,12 +49,12 @@ class Comparison:
             for i, run in enumerate(self.runs):
                 c = self.cells[i].get(key)
                 tag = f"run{i + 1}"
-                if c is None or c.rate is None:
+                if c is None or c.pass_rate is None:
                     row.update({f"{tag}_pass_rate": "", f"{tag}_ci": "", f"{tag}_verdict": "absent"})
                     continue
                 lo, hi = c.interval
-                row.update({f"{tag}_pass_rate": round(c.rate, 4), f"{tag}_ci": f"{lo:.2f}-{hi:.2f}",
-                            f"{tag}_verdict": c.verdict,
+                row.update({f"{tag}_pass_rate": round(c.pass_rate, 4), f"{tag}_ci": f"{lo:.2f}-{hi:.2f}",
+                            f"{tag}_verdict": str(c.verdict),
                             f"{tag}_vs_tolerance": against_tolerance(lo, hi, c.tolerance)})
                 if i:
                     row[f"{tag}_change"] = self.change(key, i)
@@ -94,9 +76,14 @@ def _load(run: Path, with_model: bool) -> dict[Key, Cell]:
         key: Key = (r["requirement"], r["concern"], r["language"])
         if with_model:
             key = (f"{r['provider']}:{r['model']}", *key)
-        c = cells.setdefault(key, Cell(tolerance=tolerance.get(r["requirement"], 1.0)))
-        c.total += 1
-        c.passed += r["verdict"] == "Passed"
+        c = cells.setdefault(key, Cell(r["provider"], r["model"], r["requirement"], r["concern"], r["language"],
+                                       "", "", tolerance.get(r["requirement"], 1.0)))
+        if r["verdict"] == "Passed":
+            c.passed += 1
+        elif r["verdict"] == "Failed":
+            c.failed += 1
+        else:
+            c.errors += 1
     return cells
 
 
@@ -115,8 +102,8 @@ def compare(runs: Sequence[Path]) -> Comparison:
     comparison = Comparison(list(runs), keys, names, cells)
     for key in keys:
         first = cells[0].get(key)
-        if first and first.verdict == "Passed" and any(
-                c.get(key) is not None and c[key].verdict == "Failed" for c in cells[1:]):
+        if first and first.verdict is Verdict.PASSED and any(
+                c.get(key) is not None and c[key].verdict is Verdict.FAILED for c in cells[1:]):
             comparison.regressions.append(key)
     return comparison
 
