@@ -171,7 +171,7 @@ def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from langbite.probes.runner import build_probe, run_probe, write_results
-    from langbite.runner import default_run_dir
+    from langbite.runner import default_run_dir, write_probe_documents
 
     params = {"num_reorderings": args.reorderings} if args.reorderings else {}
     results = []
@@ -183,14 +183,19 @@ def cmd_probe(args: argparse.Namespace) -> int:
                                  progress=not args.quiet, base_url=args.base_url))
     out = args.out or default_run_dir()
     written = write_results(out, results)
+    written += write_probe_documents(out, {"models": [{"spec": r.model} for r in results]})
     print_probe_table(results)
     print(f"results in {', '.join(str(p) for p in written)}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from langbite.runner import rebuild
+    from langbite.runner import is_probe_folder, rebuild, write_probe_documents
 
+    if is_probe_folder(args.run_dir):
+        write_probe_documents(args.run_dir)
+        print(f"probe reports rebuilt in {args.run_dir}")
+        return 0
     result = rebuild(args.run_dir)
     _print_summary(result)
     return result.exit_code

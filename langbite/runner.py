@@ -253,6 +253,20 @@ async def _evaluate(plan: Plan, answers: dict[Key, Answer], ask: Ask) -> list[Ev
     return out
 
 
+def write_probe_documents(run_dir: Path, meta: dict[str, Any] | None = None) -> list[Path]:
+    """report.xlsx and report.html of a folder written by `langbite probe` (no template tests)."""
+    from langbite.report.data import gather_probes_only
+    from langbite.report.excel_writer import write_excel
+    from langbite.report.html_writer import write_html
+
+    data = gather_probes_only(run_dir, meta)
+    return [write_excel(run_dir / "report.xlsx", data), write_html(run_dir / "report.html", data)]
+
+
+def is_probe_folder(run_dir: Path) -> bool:
+    return not (run_dir / "config.json").exists() and any(run_dir.glob("probe_*_metrics.csv"))
+
+
 def rebuild(run_dir: Path) -> RunResult:
     """Re-evaluate a run folder and rewrite its reports, calling no model.
 

@@ -288,6 +288,13 @@ def test_cli_probe_writes_the_run_folder(tmp_path: Path, capsys: pytest.CaptureF
     summary = json.loads((out / "probe_gest.json").read_text())
     assert summary[0]["items"] == 30 and summary[0]["attempts"] == 60
     assert "stereotype_rate" in capsys.readouterr().out
+    from openpyxl import load_workbook
+
+    wb = load_workbook(out / "report.xlsx")
+    assert wb.sheetnames == ["Summary", "Probes"]
+    assert "stereotype_rate" in (out / "report.html").read_text()
+    (out / "report.xlsx").unlink()
+    assert main(["report", str(out)]) == 0 and (out / "report.xlsx").exists()
 
 
 def test_cli_probe_missing_data_says_how_to_get_it(tmp_path: Path, capsys: pytest.CaptureFixture,

@@ -99,3 +99,9 @@ def gather(run_dir: Path, plan: Plan, answers: Mapping[Key, Answer], evaluations
     return ReportData(run_dir, meta, [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir),
                       total)
+
+
+def gather_probes_only(run_dir: Path, meta: dict[str, Any] | None = None) -> ReportData:
+    """Report data for a folder written by ``langbite probe`` (no template tests)."""
+    return ReportData(run_dir, meta or {}, [], [], [], [], [], [], read_probe_rows(run_dir), 0)
+

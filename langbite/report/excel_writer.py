@@ -187,6 +187,10 @@ def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     note = (f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
             f"The Responses sheet holds the {shown} responses of templates that did not pass; "
             f"all {data.responses_total} are in responses.csv.")
+    if not data.evaluations:  # a probe-only folder: the marks are the summary
+        ws.append([make_cell(ws, "Probes", styles, "bold"), "See the Probes sheet: every metric with its 95% interval "
+                   "and, where defined, its mark from A (healthy) to D (catastrophic)."])
+        return
     ws.append([make_cell(ws, "Responses", styles, "bold"), note])
     ws.append([])
     first = 1 + len(LEGEND_LINES) + 1 + len(_metadata(data.meta, data)) + 3
@@ -249,7 +253,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
     """Write the workbook in streaming (write-only) mode: fast and flat in memory for large runs."""
     wb = Workbook(write_only=True)
     styles = Styles(wb)
-    sheets = {name: wb.create_sheet(name) for name in ("Summary", "Charts", "Global", "Evaluations", "Responses")}
+    names = ("Summary", "Charts", "Global", "Evaluations", "Responses") if data.evaluations else ("Summary",)
+    sheets = {name: wb.create_sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = wb.create_sheet("Probes")
     for ws in sheets.values():  # printable: landscape, every column on one page width
@@ -258,6 +263,17 @@ def write_excel(path: Path, data: ReportData) -> Path:
         ws.page_setup.fitToHeight = 0
         ws.sheet_properties.pageSetUpPr.fitToPage = True
     _summary_sheet(sheets["Summary"], styles, data)
+    if data.evaluations:
+        _template_sheets(sheets, styles, data)
+    if data.probes:
+        add_table(sheets["Probes"], styles, PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    tmp = path.with_suffix(".tmp.xlsx")
+    wb.save(tmp)
+    tmp.replace(path)
+    return path
+
+
+def _template_sheets(sheets: dict[str, Any], styles: Styles, data: ReportData) -> None:
     _charts_sheet(sheets["Charts"], styles, data)
     add_table(sheets["Global"], styles, GLOBAL_COLUMNS, data.global_rows, "GlobalEvaluation",
               color_columns=("verdict", "interval_vs_tolerance"))
@@ -277,9 +293,3 @@ def write_excel(path: Path, data: ReportData) -> Path:
     add_table(ev, styles, ("key", *EVALUATION_COLUMNS), data.evaluations, "Evaluations",
               color_columns=("oracle_verdict", "judge_verdict", "verdict"), extra=link)
     add_table(sheets["Responses"], styles, ("key", *RESPONSE_COLUMNS), shown, "Responses")
-    if data.probes:
-        add_table(sheets["Probes"], styles, PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
-    tmp = path.with_suffix(".tmp.xlsx")
-    wb.save(tmp)
-    tmp.replace(path)
-    return path
