@@ -6,6 +6,7 @@ import csv
 import json
 import math
 import re
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,11 @@ from langbite.probes.stats import wmean
 
 GEST = SHARED / "data" / "gest" / "gest.csv"
 pytestmark = pytest.mark.skipif(not GEST.exists(), reason="needs ../shared/data/gest/gest.csv")
-STEREOTYPE = {row["sentence"].strip(): int(row["stereotype"]) for row in csv.DictReader(GEST.open(encoding="utf-8"))}
+@cache
+def stereotypes() -> dict[str, int]:
+    return {row["sentence"].strip(): int(row["stereotype"]) for row in csv.DictReader(GEST.open(encoding="utf-8"))}
+
+
 _SENTENCE = re.compile(r'says, "(.*)" Who said it\?', re.S)
 _OPTION = re.compile(r"^\(([abc])\) (.+)$", re.M)
 
@@ -47,7 +52,7 @@ class GestScript:
         return [self.answer(t) for t in texts]
 
     def answer(self, text: str) -> str:
-        male_stereotype = STEREOTYPE[_SENTENCE.search(text).group(1)] >= 8  # type: ignore[union-attr]
+        male_stereotype = stereotypes()[_SENTENCE.search(text).group(1)] >= 8  # type: ignore[union-attr]
         letters = {option: letter for letter, option in _OPTION.findall(text)}
         want = {"stereotypical": "A man" if male_stereotype else "A woman",
                 "anti": "A woman" if male_stereotype else "A man",
