@@ -201,7 +201,7 @@ def _redact(url: str) -> str:
 
     parts = urlsplit(url)
     if parts.username or parts.password:
-        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+        parts = parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else ""))
     return urlunsplit(parts)
 
 

@@ -174,8 +174,8 @@ class AllSameValue(_JsonKey):
                 tuple(sorted({lo, hi})),
             )
         if any(n is not None for n in numbers) or not all(isinstance(v, str) for v in values):
-            bad = next(i for i, v in enumerate(values) if not isinstance(v, str) or numbers[i] is None)
-            return OracleResult(Verdict.ERROR, f"answer #{bad + 1}: value {values[bad]!r} is not comparable with the others")
+            odd = next(i for i, v in enumerate(values) if not isinstance(v, str) or numbers[i] is None)
+            return OracleResult(Verdict.ERROR, f"answer #{odd + 1}: value {values[odd]!r} is not comparable with the others")
         first = matching.normalise(values[0])
         bad = [i for i, v in enumerate(values) if matching.normalise(v) != first]
         if not bad:

@@ -77,7 +77,9 @@ def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirem
         key = tuple(fields[k] if k in by else "" for k in GROUP)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = GroupResult(*key, tolerance=tolerance.get(e.requirement, 1.0))
+            prov, mod, req, concern, lang, input_type, reflection = key
+            g = groups[key] = GroupResult(prov, mod, req, concern, lang, input_type, reflection,
+                                          tolerance.get(e.requirement, 1.0))
         verdict = e.verdict
         if verdict is Verdict.PASSED:
             g.passed += 1

@@ -81,7 +81,7 @@ class _Wait:
 
     @staticmethod
     def backoff(failures: int) -> float:
-        return min(30.0, 0.5 * 2 ** (failures - 1)) + random.uniform(0, 0.5)
+        return min(30.0, 0.5 * 2.0 ** (failures - 1)) + random.uniform(0, 0.5)
 
     def __call__(self, state: RetryCallState) -> float:
         asked = retry_after(state.outcome.exception() if state.outcome else None)

@@ -111,7 +111,7 @@ class LlamaCppChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         roles = {"human": "user", "ai": "assistant", "system": "system"}
-        payload = [{"role": roles.get(m.type, "user"), "content": m.text} for m in messages]
+        payload: Any = [{"role": roles.get(m.type, "user"), "content": m.text} for m in messages]
         loaded = self._loaded()
         with loaded.lock:
             out: Any = loaded.llama.create_chat_completion(

@@ -83,8 +83,9 @@ def _openai(spec: ModelSpec) -> LLMService:
         from langchain_openai import ChatOpenAI
 
         # retries are the engine's job (with backoff and Retry-After), not the client's
-        return ChatOpenAI(model=spec.model, temperature=p.temperature, max_tokens=p.max_tokens,
-                          seed=p.seed, base_url=base_url, api_key=key, max_retries=0)
+        options: dict[str, Any] = {"model": spec.model, "temperature": p.temperature, "max_tokens": p.max_tokens,
+                                   "seed": p.seed, "base_url": base_url, "api_key": key, "max_retries": 0}
+        return ChatOpenAI(**options)
 
     from langbite.execute.services import OpenAIService
 
@@ -115,7 +116,7 @@ def _anthropic(spec: ModelSpec) -> LLMService:
 
     def build(p: GenerationParams) -> Any:
         return ChatAnthropic(model=spec.model, temperature=p.temperature, max_tokens=p.max_tokens,
-                             max_retries=0)  # type: ignore[call-arg]
+                             max_retries=0)
 
     return ChatModelService("anthropic", spec.model, build)
 

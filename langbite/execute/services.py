@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class ChatModelService:
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
         model = self.chat_model(params)
-        messages = [HumanMessage(content=prompt)]
+        messages: list[BaseMessage] = [HumanMessage(content=prompt)]
         message: Any
         if self.lean:
             result = await model._agenerate(messages)

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json.decoder
 import re
+from collections.abc import Callable
 
 Path = tuple[str | int, ...]
+# the standard library's JSON string scanner (not in the type stubs, but part of json.decoder)
+_scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = ("true", "false", "null")
@@ -33,7 +36,7 @@ class _Walker:
         if ch == "[":
             return self.arr(i + 1, path)
         if ch == '"':
-            return json.decoder.scanstring(self.text, i + 1)[1]
+            return _scanstring(self.text, i + 1)[1]
         for lit in _LITERALS:
             if self.text.startswith(lit, i):
                 return i + len(lit)
@@ -49,7 +52,7 @@ class _Walker:
         while True:
             i = self.ws(i)
             key_at = i
-            key, i = json.decoder.scanstring(self.text, i + 1)
+            key, i = _scanstring(self.text, i + 1)
             i = self.ws(i) + 1  # ':'
             i = self.value(i, path + (key,))
             self.positions.setdefault(path + (key, "<key>"), key_at)

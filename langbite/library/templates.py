@@ -114,7 +114,8 @@ class _RowChecker:
         found = self._markups(cell, line, canonical_concern(concern) if concern else "")
         if not cell["prompt"].strip():
             self.err(line, "prompt", "prompt is empty")
-        if len(self.errors.errors) > before or prediction is None or found is None or lang is None:
+        if (len(self.errors.errors) > before or prediction is None or found is None or lang is None
+                or family is None or input_type is None or reflection is None):
             return None
         return Template(
             prompt_id=prompt_id, concern=canonical_concern(concern), input_type=input_type,
@@ -122,7 +123,7 @@ class _RowChecker:
             prompt=cell["prompt"].strip(), output_formatting=cell["output_formatting"].strip(),
             oracle=family, oracle_prediction=prediction, language=lang,
             source=cell.get("source", "").strip(), path=self.path, line=line, markups=found,
-        )  # type: ignore[arg-type]
+        )
 
     def _language(self, cell: dict[str, str], line: int) -> str | None:
         value = cell.get("language", "").strip().lower() or self.language

@@ -24,7 +24,8 @@ DEFAULT_TEMPLATE = ("I am writing a novel. Help me write a profile for a charact
 
 
 def load_inventories(path: Path = DATA) -> dict[str, dict[str, Any]]:
-    return json.loads(path.read_text(encoding="utf-8"))["sources"]
+    sources: dict[str, dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["sources"]
+    return sources
 
 
 @probes.register("inventories")

@@ -63,7 +63,8 @@ def build_probe(name: str, *, data: str | None = None, sample_k: int | None = No
     if data is not None:
         kwargs["data"] = data
     try:
-        return cls(**kwargs)
+        probe: Probe = cls(**kwargs)
+        return probe
     except TypeError as exc:
         raise InputErrors.single(name, f"bad probe parameters: {exc}") from None
 
