@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -141,6 +142,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from langbite.runner import default_run_dir, prepare, run
 
+    started = time.perf_counter()
     options = _options(args)
     plan = prepare(args.model_file, options)
     out = args.out or default_run_dir()
@@ -151,7 +153,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\ninterrupted: every answer so far is saved in {out}. Resume with the same command and "
               f"--out {out}", file=sys.stderr)
         return 130
-    print(result.stats.line())
+    print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _print_summary(result)
     if result.probes:
         print_probe_table(result.probes)

@@ -49,7 +49,7 @@ class Stats:
     def line(self) -> str:
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.errors} errors, "
                 f"{self.retries} retries, tokens in/out {self.tokens_in}/{self.tokens_out}, "
-                f"{self.seconds:.1f}s")
+                f"execution {self.seconds:.1f}s")
 
 
 def is_transient(exc: BaseException) -> bool:
