@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -264,6 +265,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for e in exc.errors:
             print(e, file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `langbite … | head`: the reader left; everything was written already
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":
