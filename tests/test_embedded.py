@@ -61,3 +61,11 @@ def test_quickstart_style_run_on_the_embedded_model(tmp_path: Path) -> None:
     assert run["counts"]["answers"] == run["counts"]["calls_planned"] > 0
     assert run["counts"]["errors"] == 0 and run["counts"]["tokens_out"] > 0
     assert "local,smollm2" in responses
+
+
+def test_any_gguf_file_by_path() -> None:
+    from langbite.execute.local import smollm2_path
+
+    service = build_service(ModelSpec(f"local:{smollm2_path()}"))
+    answer = asyncio.run(service.agenerate("Say hello.", GenerationParams(0.0, 8, 1)))
+    assert answer.text.strip() and service.identity
