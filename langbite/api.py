@@ -21,7 +21,8 @@ from langbite.model import Instance
 from langbite.plan import Plan
 from langbite.report import rows
 from langbite.requirements import load_requirements, parse_requirements
-from langbite.runner import RunOptions, RunResult, default_run_dir, prepare, run
+from langbite.rundir import default_run_dir
+from langbite.runner import RunOptions, RunResult, prepare, run
 
 
 class WrongStateError(RuntimeError):

@@ -141,7 +141,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from langbite.runner import default_run_dir, prepare, run
+    from langbite.rundir import default_run_dir
+    from langbite.runner import prepare, run
 
     started = time.perf_counter()
     options = _options(args)
@@ -174,7 +175,8 @@ def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from langbite.probes.runner import build_probe, run_probe, write_results
-    from langbite.runner import default_run_dir, write_probe_documents
+    from langbite.rundir import default_run_dir
+    from langbite.runner import write_probe_documents
 
     params = {"num_reorderings": args.reorderings} if args.reorderings else {}
     results = []

@@ -210,7 +210,7 @@ def test_openai_provider_against_a_loopback_server(tmp_path: Path, monkeypatch: 
 
 
 def test_credentials_in_a_base_url_are_not_written(tmp_path: Path) -> None:
-    from langbite.runner import _redact
+    from langbite.rundir import redact as _redact
 
     assert _redact("http://user:hunter2@127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
     assert _redact("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 Path = tuple[str | int, ...]
 # the standard library's JSON string scanner (not in the type stubs, but part of json.decoder)
-_scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")
+_scanstring: Callable[[str, int], tuple[str, int]] = getattr(json.decoder, "scanstring")  # noqa: B009 (absent from the stubs)
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _LITERALS = ("true", "false", "null")

@@ -68,7 +68,7 @@ def load_spec(path: Path) -> dict[str, Any]:
         errors.append(InputError(str(path), line, col, f"{e.json_path}: {e.message}"))
     if errors:
         raise InputErrors(errors)
-    for kind, registry, key in (("evaluator", evaluators, "evaluator"), ("metrics", metric_calculators, "metrics")):
+    for registry, key in ((evaluators, "evaluator"), (metric_calculators, "metrics")):
         try:
             registry.get(spec[key]["name"])
         except UnknownName as exc:

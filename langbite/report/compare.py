@@ -46,7 +46,7 @@ class Comparison:
         out = []
         for key in self.keys:
             row: dict[str, Any] = dict(zip(self.key_names, key, strict=True))
-            for i, run in enumerate(self.runs):
+            for i in range(len(self.runs)):
                 c = self.cells[i].get(key)
                 tag = f"run{i + 1}"
                 if c is None or c.pass_rate is None:
@@ -112,7 +112,7 @@ def format_table(comparison: Comparison) -> str:
     lines = []
     head = f"{'requirement':<24} {'language':<8}" + "".join(f" {'run' + str(i + 1):>18}" for i in range(len(comparison.runs)))
     lines.append(head + "  change")
-    for key, row in zip(comparison.keys, comparison.rows(), strict=True):
+    for row in comparison.rows():
         label = (row.get("model", "") + " " if "model" in row else "") + row["requirement"]
         cells = ""
         for i in range(len(comparison.runs)):
