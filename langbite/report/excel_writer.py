@@ -110,6 +110,13 @@ def _width(name: str, values: Sequence[Any]) -> float:
     return min(max(8, longest + 2), 40)
 
 
+def set_widths(ws: Any, columns: Sequence[str], records: Sequence[dict[str, Any]], first: float = 0) -> None:
+    """Column widths; a write-only sheet takes them only before its first row."""
+    for j, c in enumerate(columns, 1):
+        width = _width(c, [r.get(c, "") for r in records])
+        ws.column_dimensions[get_column_letter(j)].width = max(width, first) if j == 1 else width
+
+
 def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
               first_row: int = 1, color_columns: Sequence[str] = (),
               extra: Any = None) -> int:
@@ -117,10 +124,9 @@ def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence
 
     ``extra(record, row_number)`` may return one more cell for the row (e.g. a link).
     """
-    for j, c in enumerate(columns, 1):
-        ws.column_dimensions[get_column_letter(j)].width = _width(c, [r.get(c, "") for r in records])
-    if first_row == 1:  # freezing the Summary's metadata would hide the table on small screens
-        ws.freeze_panes = "A2"
+    if first_row == 1:  # below row 1 the widths were set before the first row (write-only sheets)
+        set_widths(ws, columns, records)
+        ws.freeze_panes = "A2"  # freezing the Summary's metadata would hide the table on small screens
     ws.append([make_cell(ws, c, styles, "bold") for c in columns] + ([make_cell(ws, "responses", styles, "bold")]
                                                                       if extra else []))
     wide = {c for c in columns if c in WIDE}
@@ -177,6 +183,7 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
 
 
 def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+    set_widths(ws, SUMMARY_COLUMNS, data.summary, first=24)
     ws.append([make_cell(ws, "langbite fairness report", styles, "title")])
     for line in LEGEND_LINES:
         ws.append([line])
@@ -196,7 +203,6 @@ def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     first = 1 + len(LEGEND_LINES) + 1 + len(_metadata(data.meta, data)) + 3
     add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=first,
               color_columns=("verdict", "interval_vs_tolerance"))
-    ws.column_dimensions["A"].width = 24
 
 
 def _matrix(ws: Any, styles: Styles, groups: list[Any], key: str, models: list[str], top: int,
