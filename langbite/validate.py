@@ -7,15 +7,28 @@ shipped one), so a requirement that would select no template is caught here.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from langbite.errors import InputError, InputErrors
+from langbite.probes.declarative import load_spec
 from langbite.library.templates import load_templates
 from langbite.model import Template
 from langbite.plan import build_plan
 from langbite.requirements import load_requirements
 from langbite.resources import data_dir, default_template_files
+
+
+def _is_probe_spec(path: Path) -> bool:
+    """A declarative probe spec: YAML, or JSON with an evaluator (requirements models have requirements)."""
+    if path.suffix in (".yaml", ".yml"):
+        return True
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and "evaluator" in doc and "requirements" not in doc
 
 
 def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputError]]:
@@ -30,7 +43,7 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
                 models += sorted(q for q in p.iterdir() if q.suffix == ".json" and not q.name.endswith(".schema.json"))
         elif p.suffix in (".csv", ".tsv"):
             libraries.append(p)
-        elif p.suffix == ".json":
+        elif p.suffix in (".json", ".yaml", ".yml"):
             models.append(p)
         elif not p.exists():
             errors.append(InputError(str(p), 0, 0, "no such file or folder"))
@@ -40,7 +53,7 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
 
 
 def validate_paths(paths: Sequence[Path]) -> str:
-    """Validate everything; return a one-line summary or raise InputErrors with all problems."""
+    """Validate libraries, requirements models and probe specs; one-line summary, or InputErrors with all problems."""
     if not paths:
         paths = [data_dir("templates"), data_dir("requirements_models")]
     libraries, models, errors = _split(paths)
@@ -51,6 +64,13 @@ def validate_paths(paths: Sequence[Path]) -> str:
         errors += exc.errors
     if models and not libraries:
         templates = load_templates(default_template_files())
+    specs = [m for m in models if _is_probe_spec(m)]
+    for spec in specs:
+        try:
+            load_spec(spec)
+        except InputErrors as exc:
+            errors += exc.errors
+    models = [m for m in models if m not in specs]
     for m in models:
         try:
             config = load_requirements(m)
@@ -62,4 +82,4 @@ def validate_paths(paths: Sequence[Path]) -> str:
         raise InputErrors(errors)
     langs = sorted({t.language for t in templates})
     return (f"ok: {len(templates)} templates in {len(libraries)} file(s) ({', '.join(langs) or 'none'}), "
-            f"{len(models)} requirements model(s)")
+            f"{len(models)} requirements model(s), {len(specs)} probe spec(s)")

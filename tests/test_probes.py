@@ -324,3 +324,15 @@ def test_requirements_model_runs_templates_and_probes_together(tmp_path: Path) -
     main(["run", str(model), "--llm", "fake:(b) He is a woman", "--out", str(out), "-q"])
     assert (out / "global_evaluation.csv").exists()
     assert (out / "probe_gest_metrics.csv").exists() and (out / "probe_inventories_metrics.csv").exists()
+
+
+def test_validate_checks_probe_specs(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    write(tmp_path / "jobs.csv", "occupation\nnurse\n")
+    write(tmp_path / "good.yaml", "name: jobs\ndata: jobs.csv\ntemplate: 'About a {occupation}.'\n"
+                                  "evaluator: {name: pronoun_gender}\nmetrics: {name: gender_rate}\n")
+    assert main(["validate", str(tmp_path / "good.yaml")]) == 0
+    assert "1 probe spec(s)" in capsys.readouterr().out
+    bad = write(tmp_path / "bad.json", '{"name": "jobs", "data": "jobs.csv", "template": "t",\n'
+                                       ' "evaluator": {"name": "pronoun_gendr"}, "metrics": {"name": "gender_rate"}}\n')
+    assert main(["validate", str(bad)]) == 2
+    assert "unknown evaluator 'pronoun_gendr'; did you mean 'pronoun_gender'?" in capsys.readouterr().err
