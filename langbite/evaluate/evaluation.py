@@ -9,12 +9,12 @@ verdicts of oracles that allow it; both verdicts are kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
 from langbite.evaluate.oracles import OracleResult, build_oracle
 from langbite.execute.journal import Key
 from langbite.model import Answer, Evaluation, Verdict
-from langbite.plan import Plan, PlannedTemplate
+from langbite.plan import PlannedTemplate
 
 
 def _answers_for(item: PlannedTemplate, model: str, repetition: int,
@@ -48,11 +48,3 @@ def evaluate_item(item: PlannedTemplate, model: str, repetition: int,
         oracle_verdict=result.verdict, reason=result.reason, instances=len(item.instances),
     )
     return evaluation, (result if not missing else None), found
-
-
-def evaluate_plan(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[Evaluation]:
-    """Every template verdict in plan order (model, template, repetition)."""
-    for spec in plan.models:
-        for item in plan.items:
-            for rep in range(plan.config.n_repetitions):
-                yield evaluate_item(item, spec.spec, rep, answers)[0]

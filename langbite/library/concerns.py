@@ -58,8 +58,3 @@ def canonical_concern(name: str) -> str:
     """
     folded = fold(name)
     return _lookup().get(folded, folded)
-
-
-def concern_label(key: str) -> str:
-    c = known_concerns().get(key)
-    return c.label if c else key
