@@ -162,6 +162,7 @@ class Answer:
 
     @property
     def key(self) -> tuple[str, str, str, str, int, int]:
+        """Same order as ``execute.journal.answer_key``, which builds it from an Instance."""
         return (
             self.model,
             self.requirement,

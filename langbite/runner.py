@@ -28,7 +28,7 @@ from langbite.evaluate.evaluation import evaluate_item
 from langbite.evaluate.summary import GroupResult, summarise
 from langbite.execute.cache import ResponseCache
 from langbite.execute.engine import Engine, Job, RateLimiter, Stats, estimated_tokens
-from langbite.execute.journal import Journal, Key, read_journal
+from langbite.execute.journal import Journal, Key, answer_key, read_journal
 from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
 from langbite.execute.services import GenerationParams, LLMService, close_services
 from langbite.library.templates import load_templates, template_files
@@ -155,7 +155,7 @@ def _jobs(plan: Plan, spec: str, done: set[Key]):  # type: ignore[no-untyped-def
     for item in plan.items:
         for inst in item.instances:
             for rep in range(plan.config.n_repetitions):
-                if (spec, inst.requirement, inst.language, inst.template_id, inst.index, rep) not in done:
+                if answer_key(spec, inst, rep) not in done:
                     yield Job(spec, inst, rep)
 
 

@@ -132,3 +132,17 @@ def test_llms_lists_providers_and_their_environment(capsys: pytest.CaptureFixtur
     for name in ("local", "openai", "ollama", "anthropic", "huggingface", "google", "fake"):
         assert f"\n{name} " in "\n" + out
     assert "OPENAI_API_KEY" in out and "GOOGLE_API_KEY" in out
+
+
+def test_judge_memo_survives_a_line_cut_short(tmp_path: Path) -> None:
+    from langbite.evaluate.judge import JudgeMemo
+
+    memo = JudgeMemo(tmp_path)
+    memo.record("k1", "Yes")
+    memo.close()
+    with (tmp_path / "judge.jsonl").open("a") as f:
+        f.write('{"key": "k2", "rep')  # killed mid-write
+    memo = JudgeMemo(tmp_path)
+    memo.record("k3", "No")  # must start on a fresh line
+    memo.close()
+    assert JudgeMemo(tmp_path).replies == {"k1": "Yes", "k3": "No"}

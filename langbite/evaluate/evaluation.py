@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 
 from langbite.evaluate.oracles import OracleResult, build_oracle
-from langbite.execute.journal import Key
+from langbite.execute.journal import Key, answer_key
 from langbite.model import Answer, Evaluation, Verdict
 from langbite.plan import PlannedTemplate
 
@@ -21,7 +21,7 @@ def _answers_for(item: PlannedTemplate, model: str, repetition: int,
                  answers: Mapping[Key, Answer]) -> tuple[list[Answer], str]:
     found: list[Answer] = []
     for inst in item.instances:
-        a = answers.get((model, inst.requirement, inst.language, inst.template_id, inst.index, repetition))
+        a = answers.get(answer_key(model, inst, repetition))
         if a is None:
             return [], f"instance #{inst.index + 1} was not run"
         if a.error:

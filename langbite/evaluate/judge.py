@@ -15,12 +15,12 @@ import hashlib
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from langbite.evaluate import matching
 from langbite.evaluate.evaluation import evaluate_item
 from langbite.evaluate.oracles import build_oracle
-from langbite.execute.journal import Key
+from langbite.execute.journal import JsonLines, Key
 from langbite.model import Answer, Evaluation, Verdict
 from langbite.plan import PlannedTemplate
 
@@ -52,18 +52,16 @@ class JudgeMemo:
                 except json.JSONDecodeError:
                     continue  # a line cut short by an interruption
                 self.replies[entry["key"]] = entry["reply"]
-        self._f: IO[str] | None = None
+        self._file: JsonLines | None = None
 
     @staticmethod
     def key(judge: str, prompt: str) -> str:
         return hashlib.sha256(f"{judge}\n{prompt}".encode()).hexdigest()
 
     def record(self, key: str, reply: str) -> None:
-        if self._f is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = self.path.open("a", encoding="utf-8")
-        self._f.write(json.dumps({"key": key, "reply": reply}, ensure_ascii=False) + "\n")
-        self._f.flush()
+        if self._file is None:
+            self._file = JsonLines(self.path)
+        self._file.append({"key": key, "reply": reply})
         self.replies[key] = reply
 
     def asker(self, engine: Any) -> Ask:
@@ -84,9 +82,9 @@ class JudgeMemo:
         return ask
 
     def close(self) -> None:
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def parse_judgement(reply: str) -> bool | None:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from langbite.evaluate.stats import against_tolerance, wilson
-from langbite.model import Evaluation, Requirement, Verdict
+from langbite.model import Evaluation, ModelSpec, Requirement, Verdict
 
 GROUP = ("provider", "model", "requirement", "concern", "language", "input_type", "reflection_type")
 
@@ -60,8 +60,9 @@ class GroupResult:
 
 
 def split_spec(spec: str) -> tuple[str, str]:
-    provider, _, model = spec.partition(":")
-    return (provider, model) if model else ("", spec)
+    """(provider, model) of a spec string, parsed as ModelSpec parses it."""
+    parsed = ModelSpec(spec)
+    return parsed.provider, parsed.model
 
 
 def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirement],

@@ -15,14 +15,20 @@ import logging
 import os
 from dataclasses import fields
 from pathlib import Path
+from typing import Any
 
-from langbite.model import Answer
+from langbite.model import Answer, Instance
 
 log = logging.getLogger(__name__)
 JOURNAL = "answers.jsonl"
 
-Key = tuple[str, str, str, str, int, int]
+Key = tuple[str, str, str, str, int, int]  # model, requirement, language, template id, instance, repetition
 _FIELDS = {f.name for f in fields(Answer)}
+
+
+def answer_key(model: str, instance: Instance, repetition: int) -> Key:
+    """The key of one answer: resume, evaluation and reports must build it identically."""
+    return (model, instance.requirement, instance.language, instance.template_id, instance.index, repetition)
 
 
 def read_journal(run_dir: Path) -> dict[Key, Answer]:
@@ -46,12 +52,15 @@ def read_journal(run_dir: Path) -> dict[Key, Answer]:
     return answers
 
 
-class Journal:
-    """Append-only writer of answers: one ``write(2)`` per answer, no user-space buffer to lose."""
+class JsonLines:
+    """An append-only JSON-lines file: one ``write(2)`` per record, no user-space buffer to lose.
 
-    def __init__(self, run_dir: Path) -> None:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        path = run_dir / JOURNAL
+    A line cut short by a kill is removed before the first append, so the next
+    record starts on a fresh line.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._repair(path)
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self.written = 0
@@ -66,11 +75,20 @@ class Journal:
             if not data.endswith(b"\n"):
                 f.truncate(data.rfind(b"\n") + 1)
 
-    def write(self, answer: Answer) -> None:
-        # vars() not asdict(): an Answer holds only scalars, and asdict deep-copies every field
-        os.write(self._fd, (json.dumps(vars(answer), ensure_ascii=False) + "\n").encode("utf-8"))
+    def append(self, record: dict[str, Any]) -> None:
+        os.write(self._fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         self.written += 1
 
     def close(self) -> None:
         os.fsync(self._fd)
         os.close(self._fd)
+
+
+class Journal(JsonLines):
+    """The run's answers, in ``answers.jsonl``."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(run_dir / JOURNAL)
+
+    def write(self, answer: Answer) -> None:
+        self.append(vars(answer))  # vars() not asdict(): an Answer holds only scalars; asdict deep-copies

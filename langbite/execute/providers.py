@@ -54,17 +54,9 @@ class Provider:
 providers: Registry[Provider] = Registry("provider", group="langbite.providers", casefold=True)
 
 
-def _need(module: str, extra: str) -> None:
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise InputErrors.single(module, f"not installed; install it with: pip install 'langbite[{extra}]'")
-
-
 def _local(spec: ModelSpec) -> LLMService:
     from langbite.execute.local import LlamaCppChatModel, file_identity, resolve_model_path
 
-    _need("llama_cpp", "local")
     path = resolve_model_path(spec.model)
 
     def build(p: GenerationParams) -> Any:
@@ -75,7 +67,6 @@ def _local(spec: ModelSpec) -> LLMService:
 
 
 def _openai(spec: ModelSpec) -> LLMService:
-    _need("langchain_openai", "openai")
     base_url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
     key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
 
@@ -100,7 +91,6 @@ def _fake(spec: ModelSpec) -> LLMService:
 
 
 def _ollama(spec: ModelSpec) -> LLMService:
-    _need("langchain_ollama", "ollama")
     from langchain_ollama import ChatOllama
 
     def build(p: GenerationParams) -> Any:
@@ -111,7 +101,6 @@ def _ollama(spec: ModelSpec) -> LLMService:
 
 
 def _anthropic(spec: ModelSpec) -> LLMService:
-    _need("langchain_anthropic", "anthropic")
     from langchain_anthropic import ChatAnthropic
 
     def build(p: GenerationParams) -> Any:
@@ -122,7 +111,6 @@ def _anthropic(spec: ModelSpec) -> LLMService:
 
 
 def _huggingface(spec: ModelSpec) -> LLMService:
-    _need("langchain_huggingface", "huggingface")
     from langchain_huggingface import ChatHuggingFace, HuggingFaceEndpoint
 
     def build(p: GenerationParams) -> Any:
@@ -134,7 +122,6 @@ def _huggingface(spec: ModelSpec) -> LLMService:
 
 
 def _google(spec: ModelSpec) -> LLMService:
-    _need("langchain_google_genai", "google")
     from langchain_google_genai import ChatGoogleGenerativeAI
 
     def build(p: GenerationParams) -> Any:
@@ -186,7 +173,10 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
 
 
 def check_ready(spec: ModelSpec) -> None:
-    """Fail before any call when a provider's integration or credentials are missing."""
+    """Fail before any call when a provider's integration or credentials are missing.
+
+    The one place the install check lives: builders may import their SDK freely.
+    """
     provider = providers.get(spec.provider)
     if not provider.installed():
         raise InputErrors.single(spec.spec, f"provider '{provider.name}' is not installed; "

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+FORMULA_PREFIXES = ("=", "+", "-", "@")  # what spreadsheets evaluate; the workbook writer guards these
+FORMULA_START = (*FORMULA_PREFIXES, "\t", "\r")  # in CSV, tab and CR can also start an injected formula
 
 
 def guard(value: Any) -> Any:

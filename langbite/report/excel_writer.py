@@ -24,6 +24,7 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
+from langbite.report.csv_writer import FORMULA_PREFIXES
 from langbite.report.data import PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, RESPONSE_COLUMNS
 
@@ -45,7 +46,6 @@ LEGEND_LINES = (
     "tolerance, or 'across' it (amber: not clear, test more).",
 )
 LEGEND = " ".join(LEGEND_LINES)
-FORMULA_START = ("=", "+", "-", "@")
 PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance")
 
 
@@ -85,7 +85,7 @@ def make_cell(ws: Any, value: Any, styles: Styles | None = None, *names: str) ->
     if isinstance(value, str):
         value = ILLEGAL_CHARACTERS_RE.sub("", value)
     cell = Cell(ws, row=1, column=1, value=value)  # write-only cells: position is set when appended
-    formula_like = isinstance(value, str) and value.startswith(FORMULA_START)
+    formula_like = isinstance(value, str) and value.startswith(FORMULA_PREFIXES)
     if formula_like:
         cell.data_type = "s"
     names = (*names, "text") if formula_like else names
@@ -146,7 +146,7 @@ def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence
                 names.append("percent")
             if c in colored and f"fill:{value}" in styles._arrays:
                 names.append(f"fill:{value}")
-            if names or (isinstance(value, str) and value.startswith(FORMULA_START)):
+            if names or (isinstance(value, str) and value.startswith(FORMULA_PREFIXES)):
                 row.append(make_cell(ws, value, styles, *names))
             else:  # plain values go straight to openpyxl's own cell: far cheaper than a styled Cell
                 row.append(ILLEGAL_CHARACTERS_RE.sub("", value) if isinstance(value, str) else value)

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from langbite.evaluate.summary import GroupResult, split_spec
-from langbite.execute.journal import Key
+from langbite.execute.journal import Key, answer_key
 from langbite.model import Answer, Evaluation
 from langbite.plan import Plan
 
@@ -34,7 +34,7 @@ def response_rows(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[dict[st
         for item in plan.items:
             for inst in item.instances:
                 for rep in range(plan.config.n_repetitions):
-                    a = answers.get((spec.spec, inst.requirement, inst.language, inst.template_id, inst.index, rep))
+                    a = answers.get(answer_key(spec.spec, inst, rep))
                     yield {
                         "provider": provider, "model": model, "requirement": inst.requirement,
                         "concern": inst.concern, "language": inst.language, "template_id": inst.template_id,
