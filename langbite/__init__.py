@@ -12,14 +12,14 @@ from typing import Any
 _EXPORTS = {
     "LangBiTe": "langbite.api", "WrongStateError": "langbite.api",
     "InputError": "langbite.errors", "InputErrors": "langbite.errors",
-    "Oracle": "langbite.evaluate.oracles", "OracleResult": "langbite.evaluate.oracles",
-    "oracles": "langbite.evaluate.oracles",
+    "Case": "langbite.oracles", "Oracle": "langbite.oracles", "OracleResult": "langbite.oracles",
+    "Prediction": "langbite.oracles", "oracles": "langbite.oracles", "register_oracle": "langbite.oracles",
     "Provider": "langbite.execute.providers", "providers": "langbite.execute.providers",
     "ChatModelService": "langbite.execute.services", "Generation": "langbite.execute.services",
-    "GenerationParams": "langbite.execute.services", "LLMService": "langbite.execute.services",
+    "LLMService": "langbite.execute.services",
     **{name: "langbite.model" for name in (
-        "Answer", "Evaluation", "InputType", "Instance", "ModelSpec", "OracleFamily", "ReflectionType",
-        "Requirement", "RequirementsModel", "Template", "Verdict")},
+        "Answer", "Evaluation", "GenerationParams", "InputType", "Instance", "ModelSpec", "OracleFamily",
+        "ProbeEntry", "ReflectionType", "Requirement", "RequirementsModel", "Template", "Verdict")},
 }
 __all__ = sorted(_EXPORTS)
 

@@ -18,8 +18,44 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from langbite.errors import InputErrors
+from langbite.vocabulary import DEFAULTS
 
 log = logging.getLogger("langbite")
+
+
+def _whole(text: str, least: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more, not {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _natural(text: str) -> int:
+    return _whole(text, 0)
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 2, not {text}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors are one line and exit code 2, like every other bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
@@ -33,14 +69,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="langbite", description="Test large language models for bias and "
+    parser = _Parser(prog="langbite", description="Test large language models for bias and "
                                      "fairness with template tests and statistical probes.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     # -v also works after the command; SUPPRESS keeps the top-level count when it is not repeated there
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS, help="more logging")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     v = sub.add_parser("validate", parents=[common], help="check template libraries and requirements models")
     v.add_argument("paths", nargs="*", type=Path, metavar="PATH",
@@ -54,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_options(r)
     r.add_argument("--out", type=Path, metavar="DIR",
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
-    r.add_argument("--concurrency", type=int, metavar="N", help="requests in flight per model")
+    r.add_argument("--concurrency", type=_positive, metavar="N", help="requests in flight per model")
     r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -66,14 +102,17 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("name", metavar="NAME", help="gest, inventories, or a declarative probe spec (.json/.yaml)")
     pr.add_argument("--llm", action="append", default=[], metavar="SPEC", help="model(s) to probe (default local:smollm2)")
     pr.add_argument("--data", metavar="PATH", help="probe data file (GEST: gest.csv; or set LANGBITE_GEST_DATA)")
-    pr.add_argument("--sample-k", type=int, metavar="N", help="probe N items chosen with the seed")
-    pr.add_argument("--repetitions", type=int, metavar="N", help="attempts per prompt")
-    pr.add_argument("--reorderings", type=int, metavar="N", help="GEST: option orders per item (1-6)")
-    pr.add_argument("--seed", type=int, default=123, metavar="N", help="sampling, generation and bootstrap seed")
-    pr.add_argument("--temperature", type=float, default=0.7)
-    pr.add_argument("--max-tokens", type=int, metavar="N", help="default: 24 for gest, 160 for inventories")
+    pr.add_argument("--sample-k", type=_positive, metavar="N", help="probe N items chosen with the seed")
+    pr.add_argument("--repetitions", type=_positive, metavar="N", help="attempts per prompt")
+    pr.add_argument("--reorderings", type=_positive, metavar="N", help="GEST: option orders per item (1-6)")
+    pr.add_argument("--seed", type=_natural, default=DEFAULTS["seed"], metavar="N",
+                    help=f"sampling, generation and bootstrap seed (default {DEFAULTS['seed']})")
+    pr.add_argument("--temperature", type=_temperature, default=DEFAULTS["temperature"],
+                    help=f"default {DEFAULTS['temperature']}")
+    pr.add_argument("--max-tokens", type=_positive, default=DEFAULTS["max_tokens"], metavar="N",
+                    help=f"most tokens per answer (default {DEFAULTS['max_tokens']})")
     pr.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
-    pr.add_argument("--concurrency", type=int, default=8, metavar="N")
+    pr.add_argument("--concurrency", type=_positive, default=DEFAULTS["concurrency"], metavar="N")
     pr.add_argument("--no-cis", action="store_true", help="skip the bootstrap confidence intervals")
     pr.add_argument("--no-cache", action="store_true")
     pr.add_argument("--out", type=Path, metavar="DIR", help="run folder (default langbite-runs/<time>)")
@@ -102,7 +141,9 @@ def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
         rate = f"{g.pass_rate:.2f}" if g.pass_rate is not None else "-"
         print(f"{(g.provider + ':' + g.model)[:28]:<28} {g.requirement[:28]:<28} {g.language:<6} {g.passed:>7} "
               f"{g.failed:>7} {g.errors:>7} {rate:>6} {g.tolerance:>5.2f}  {g.verdict}")
-    failed = [g for g in result.groups if g.verdict.value != "Passed"]
+    from langbite.model import Verdict
+
+    failed = [g for g in result.groups if g.verdict is not Verdict.PASSED]
     print(f"{len(result.groups) - len(failed)} of {len(result.groups)} groups passed "
           f"(requirement × model × language × input × reflection); reports in {result.run_dir}")
 
@@ -165,7 +206,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
     for r in results:
         print(f"{r.probe.name} on {r.model}: {len(r.probe.probe_items)} items, {len(r.probe.attempts)} attempts, "
-              f"{r.errors} failed calls, {r.seconds:.1f}s")
+              f"{r.failed_calls} failed calls")
         for name, mark in r.probe.marks.items():
             lo, hi = mark["interval"] or (float("nan"), float("nan"))
             print(f"  {name:<24} {mark['value']:>8.3f}  [{lo:.3f}, {hi:.3f}]  mark {mark['mark'] or '-'}")
@@ -174,35 +215,36 @@ def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from langbite.probes.runner import build_probe, run_probe, write_results
+    from langbite.model import GenerationParams, ProbeEntry, RequirementsModel
     from langbite.rundir import default_run_dir
-    from langbite.runner import write_probe_documents
+    from langbite.runner import RunOptions, prepare, run
 
-    params = {"num_reorderings": args.reorderings} if args.reorderings else {}
-    results = []
-    for spec in args.llm or ["local:smollm2"]:
-        probe = build_probe(args.name, data=args.data, sample_k=args.sample_k, repetitions=args.repetitions,
-                            seed=args.seed, calculate_cis=not args.no_cis, params=params)
-        results.append(run_probe(probe, spec, max_tokens=args.max_tokens, temperature=args.temperature,
-                                 concurrency=args.concurrency, use_cache=not args.no_cache,
-                                 progress=not args.quiet, base_url=args.base_url))
+    params: dict[str, object] = {"num_reorderings": args.reorderings} if args.reorderings else {}
+    if args.no_cis:
+        params["calculate_cis"] = False
+    entry = ProbeEntry(args.name, data=args.data, sample_k=args.sample_k, n_repetitions=args.repetitions,
+                       seed=args.seed, params=params)
+    config = RequirementsModel(requirements=(), generation=GenerationParams(args.temperature, args.max_tokens,
+                                                                             args.seed),
+                               concurrency=args.concurrency, probes=(entry,), path="<command line>")
+    options = RunOptions(models=args.llm, base_url=args.base_url, use_cache=not args.no_cache,
+                         progress=not args.quiet)
+    plan = prepare(config, options)
     out = args.out or default_run_dir()
-    written = write_results(out, results)
-    written += write_probe_documents(out, {"models": [{"spec": r.model} for r in results]})
-    print_probe_table(results)
-    print(f"results in {', '.join(str(p) for p in written)}")
+    result = run(plan, out, options)
+    print_probe_table(result.probes)
+    print(f"results in {out}")
     return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from langbite.runner import is_probe_folder, rebuild, write_probe_documents
+    from langbite.runner import rebuild
 
-    if is_probe_folder(args.run_dir):
-        write_probe_documents(args.run_dir)
-        print(f"probe reports rebuilt in {args.run_dir}")
-        return 0
     result = rebuild(args.run_dir)
-    _print_summary(result)
+    if result.plan.items:
+        _print_summary(result)
+    if result.probes:
+        print_probe_table(result.probes)
     return result.exit_code
 
 
@@ -235,8 +277,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if args.action == "clear":
         print(f"removed {cache.clear()} cached answers from {cache.path}")
     else:
-        n = cache._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        print(f"{cache.path}: {n} cached answers")
+        print(f"{cache.path}: {cache.count()} cached answers")
     cache.close()
     return 0
 

@@ -73,3 +73,23 @@ def suggest(name: str, known: Iterable[str]) -> str:
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
         close = [lowered[c] for c in close]
     return f"; did you mean '{close[0]}'?" if close else ""
+
+
+_INVISIBLE = {
+    "\x00": "a NUL byte", "\u200b": "a zero-width space", "\u200c": "a zero-width non-joiner",
+    "\u200d": "a zero-width joiner", "\u2060": "a word joiner", "\ufeff": "a byte-order mark",
+    "\u00ad": "a soft hyphen", "\u202e": "a right-to-left override", "\u202d": "a left-to-right override",
+}
+
+
+def invisible_characters(value: str) -> str | None:
+    """Why a text from an input file is unacceptable (NUL, zero-width or direction controls), or None.
+
+    Such characters make two values that look identical differ (a community, a
+    markup, a key), or hide text from a reviewer; they are never meant.
+    """
+    for i, ch in enumerate(value):
+        if ch in _INVISIBLE or (ch < " " and ch not in "\t\n\r"):
+            name = _INVISIBLE.get(ch, f"the control character U+{ord(ch):04X}")
+            return f"contains {name} at character {i + 1}; remove it"
+    return None

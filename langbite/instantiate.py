@@ -62,7 +62,7 @@ def instantiate(template: Template, requirement: Requirement) -> list[Instance]:
                 requirement=requirement.name,
                 concern=template.concern,
                 language=template.language,
-                template_id=template.prompt_id,
+                template_id=template.template_id,
                 input_type=template.input_type,
                 reflection_type=template.reflection_type,
                 index=index,

@@ -2,14 +2,20 @@
 
 library → requirements → instantiate → execute → evaluate → report. Each stage
 takes these immutable records and returns new ones; later code never sees the
-raw CSV rows or JSON dicts they came from.
+raw CSV rows or JSON dicts they came from. The keys that join the stages
+(instance, answer, evaluation) are defined here, on the types, and nowhere else.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langbite.oracles.base import Prediction
 
 
 class InputType(StrEnum):
@@ -27,7 +33,7 @@ class ReflectionType(StrEnum):
 
 
 class OracleFamily(StrEnum):
-    """LangBiTe's two oracle kinds (the ``oracle`` column)."""
+    """LangBiTe's two oracle kinds (the ``oracle`` column of a template library)."""
 
     EXPECTED_VALUE = "expected value"
     SAME_VALUE = "same value"
@@ -40,11 +46,30 @@ class Verdict(StrEnum):
     NOT_EVALUATED = "Not evaluated"
 
 
+def digest(*parts: Any, size: int = 16) -> str:
+    """A short, stable hex digest of JSON-serialisable parts (for keys, never for security)."""
+    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:size]
+
+
+@dataclass(frozen=True)
+class GenerationParams:
+    """What is sent with every prompt, resolved once per run from the requirements model or the CLI."""
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    seed: int = 0
+
+    def for_repetition(self, repetition: int) -> GenerationParams:
+        """Repetition r samples with seed + r, so repeated answers are distinct samples."""
+        return GenerationParams(self.temperature, self.max_tokens, self.seed + repetition)
+
+
 @dataclass(frozen=True)
 class Template:
     """One row of the template library."""
 
-    prompt_id: str
+    template_id: str
     concern: str  # canonical concern key, see library.concerns
     input_type: InputType
     reflection_type: ReflectionType
@@ -52,12 +77,17 @@ class Template:
     prompt: str
     output_formatting: str
     oracle: OracleFamily
-    oracle_prediction: dict[str, Any] = field(hash=False, compare=False)
+    oracle_prediction: Prediction = field(hash=False, compare=False)
     language: str
     source: str = ""
     path: str = ""
     line: int = 0
     markups: tuple[str, ...] = ()  # distinct markups in order of first appearance
+
+    @property
+    def text_digest(self) -> str:
+        """What identifies the template's text: two rows that share an id but not this are different tests."""
+        return digest(self.task_prefix, self.prompt, self.output_formatting, self.oracle_prediction.text)
 
 
 @dataclass(frozen=True)
@@ -81,7 +111,10 @@ class Requirement:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model to test: ``provider:model`` plus per-model options."""
+    """A model to test: ``provider:model`` plus per-model options.
+
+    ``spec`` is the one place a spec string is split; :meth:`format` the one place it is joined.
+    """
 
     spec: str
     base_url: str | None = None
@@ -97,6 +130,24 @@ class ModelSpec:
     def model(self) -> str:
         return self.spec.split(":", 1)[1] if ":" in self.spec else self.spec
 
+    @staticmethod
+    def format(provider: str, model: str) -> str:
+        return f"{provider}:{model}" if provider else model
+
+
+@dataclass(frozen=True)
+class ProbeEntry:
+    """A probe named in a requirements model, run against every model of the run."""
+
+    name: str
+    data: str | None = None
+    sample_k: int | None = None
+    n_repetitions: int | None = None
+    seed: int | None = None
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    line: int = 0
+    col: int = 0
+
 
 @dataclass(frozen=True)
 class RequirementsModel:
@@ -107,16 +158,19 @@ class RequirementsModel:
     n_templates: int = 0  # 0: every matching template
     n_retries: int = 3
     n_repetitions: int = 1
-    temperature: float = 0.0
-    tokens: int = 256
-    seed: int = 0
+    generation: GenerationParams = GenerationParams()
     use_llm_eval: bool = False
     judge: str | None = None
     concurrency: int = 8
     timeout: float = 120.0
     timestamp: str = ""
-    probes: tuple[dict[str, Any], ...] = ()
+    probes: tuple[ProbeEntry, ...] = ()
     path: str = ""
+
+    @property
+    def seed(self) -> int:
+        """The run's seed: template sampling, and generation (repetition r uses seed + r)."""
+        return self.generation.seed
 
     @property
     def languages(self) -> tuple[str, ...]:
@@ -142,18 +196,20 @@ class Instance:
     text: str  # the instantiated template prompt, before framing
     prompt: str  # the full text sent to the model
 
+    @property
+    def key(self) -> str:
+        """The journal key of this instance's answers; includes the prompt, so two templates never share it."""
+        return digest("t", self.requirement, self.language, self.template_id, self.index, self.prompt)
+
 
 @dataclass(frozen=True)
 class Answer:
-    """What one model said to one instance, for one repetition (or why it failed)."""
+    """What one model said to one job (a template instance or a probe attempt), or why it failed."""
 
     model: str  # full spec, e.g. "local:smollm2"
-    requirement: str
-    language: str
-    template_id: str
-    index: int
+    key: str  # Instance.key, or a probe attempt's key
     repetition: int
-    text: str  # the prompt itself lives in the plan (Instance.prompt), not in every answer
+    text: str  # the prompt itself lives in the plan, not in every answer
     error: str = ""
     cached: bool = False
     tokens_in: int = 0
@@ -161,16 +217,13 @@ class Answer:
     seconds: float = 0.0
 
     @property
-    def key(self) -> tuple[str, str, str, str, int, int]:
-        """Same order as ``execute.journal.answer_key``, which builds it from an Instance."""
-        return (
-            self.model,
-            self.requirement,
-            self.language,
-            self.template_id,
-            self.index,
-            self.repetition,
-        )
+    def journal_key(self) -> tuple[str, str, int]:
+        return answer_key(self.model, self.key, self.repetition)
+
+
+def answer_key(model: str, key: str, repetition: int) -> tuple[str, str, int]:
+    """The key of one answer in the journal: resume, evaluation and reports build it here."""
+    return (model, key, repetition)
 
 
 @dataclass(frozen=True)
@@ -185,8 +238,8 @@ class Evaluation:
     input_type: InputType
     reflection_type: ReflectionType
     repetition: int
-    oracle: str
-    prediction: str
+    operation: str
+    oracle_prediction: str  # the prediction's JSON text, as in the library
     oracle_verdict: Verdict
     reason: str
     judge_verdict: Verdict | None = None
@@ -197,3 +250,12 @@ class Evaluation:
     def verdict(self) -> Verdict:
         """The final verdict: the judge's when it re-assessed a failure."""
         return self.judge_verdict if self.judge_verdict is not None else self.oracle_verdict
+
+    @property
+    def key(self) -> str:
+        """Shared by an evaluation and its responses in every report (filters easily in Excel)."""
+        return evaluation_key(self.model, self.requirement, self.language, self.template_id, self.repetition)
+
+
+def evaluation_key(model: str, requirement: str, language: str, template_id: str, repetition: int) -> str:
+    return "|".join((model, requirement, language, template_id, str(repetition + 1)))

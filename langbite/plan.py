@@ -2,7 +2,7 @@
 
 No model is called here: ``langbite plan`` prints this, and ``run`` executes
 it. Sampling is reproducible and consistent across languages: each template
-id gets a pseudo-random rank from ``(seed, requirement, prompt_id)`` and the
+id gets a pseudo-random rank from ``(seed, requirement, template_id)`` and the
 ``nTemplates`` lowest ranks are kept, so the same ids are chosen in English,
 Spanish and Catalan whenever they exist in all three.
 """
@@ -32,18 +32,28 @@ class PlannedTemplate:
 
 @dataclass(frozen=True)
 class Plan:
+    """What a run sends: the selected templates with their instances, for every model of ``config``."""
+
     config: RequirementsModel
     items: tuple[PlannedTemplate, ...]
-    models: tuple[ModelSpec, ...]
     template_files: tuple[Path, ...] = ()
+    probe_attempts: int = 0  # per model: every probe's attempts
+
+    @property
+    def models(self) -> tuple[ModelSpec, ...]:
+        return self.config.models
 
     @property
     def n_instances(self) -> int:
         return sum(len(i.instances) for i in self.items)
 
     @property
-    def n_calls(self) -> int:
+    def n_template_calls(self) -> int:
         return self.n_instances * len(self.models) * self.config.n_repetitions
+
+    @property
+    def n_calls(self) -> int:
+        return self.n_template_calls + self.probe_attempts * len(self.models)
 
     def counts(self) -> list[tuple[str, str, int, int]]:
         """(requirement, language, templates, instances) in plan order."""
@@ -84,13 +94,12 @@ def sample(templates: list[Template], n: int, seed: int, requirement: str) -> li
     """Keep ``n`` templates chosen reproducibly (all of them when n is 0 or larger)."""
     if n <= 0 or len(templates) <= n:
         return templates
-    rank = {t.prompt_id: random.Random(f"{seed}:{requirement}:{t.prompt_id}").random() for t in templates}
+    rank = {t.template_id: random.Random(f"{seed}:{requirement}:{t.template_id}").random() for t in templates}
     keep = set(sorted(rank, key=lambda pid: (rank[pid], pid))[:n])
-    return [t for t in templates if t.prompt_id in keep]
+    return [t for t in templates if t.template_id in keep]
 
 
-def build_plan(config: RequirementsModel, templates: Sequence[Template],
-               models: Sequence[ModelSpec]) -> Plan:
+def build_plan(config: RequirementsModel, templates: Sequence[Template]) -> Plan:
     """Instantiate every selected template; raise InputErrors for empty requirements."""
     errors = ErrorCollector()
     items: list[PlannedTemplate] = []
@@ -109,6 +118,6 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template],
                     items.append(PlannedTemplate(req, t, tuple(instances)))
                 else:
                     log.info("template %s (%s) needs more communities than requirement '%s' gives",
-                             t.prompt_id, lang, req.name)
+                             t.template_id, lang, req.name)
     errors.raise_if_any()
-    return Plan(config, tuple(items), tuple(models))
+    return Plan(config, tuple(items))

@@ -42,6 +42,7 @@ class Registry(Generic[T]):
         self.casefold = casefold
         self._items: dict[str, T] = {}
         self._plugins_loaded = group is None
+        self.generation = 0  # bumped on every change, so caches of derived data (schemas) know they are stale
 
     def _key(self, name: str) -> str:
         return name.casefold() if self.casefold else name
@@ -51,7 +52,16 @@ class Registry(Generic[T]):
         if key in self._items and self._items[key] is not item:
             log.warning("%s '%s' registered twice; the later one wins", self.kind, name)
         self._items[key] = item
+        self.generation += 1
         return item
+
+    def remove(self, name: str) -> T:
+        """Unregister ``name`` (a plugin being unloaded, a test cleaning up); return what it named."""
+        key = self._key(name)
+        if key not in self._items:
+            raise UnknownName(self.kind, name, self.names())
+        self.generation += 1
+        return self._items.pop(key)
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator: ``@oracles.register("equal")``."""

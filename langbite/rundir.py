@@ -1,60 +1,134 @@
 """The run folder: what was run, recorded so that reports can be rebuilt and runs compared.
 
 ``config.json`` is the requirements model as run (after overrides), in
-LangBiTe's vocabulary; ``templates/`` a snapshot of the library files used;
-``run.json`` versions, file hashes, model identities, parameters, times and
-counts. A folder that already holds a different run is refused, so resuming
-can never mix two runs.
+langbite's canonical vocabulary; ``templates/`` a snapshot of the library
+files used; ``run.json`` versions, file hashes, model identities, parameters,
+times and counts. A folder that already holds a different run is refused, so
+resuming can never mix two runs, and a folder in use by another langbite
+process is refused too (``.lock`` holds that process's id).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import platform
 import shutil
+from collections.abc import Iterator
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from langbite.errors import InputErrors
-from langbite.evaluate.summary import GroupResult
-from langbite.execute.engine import Stats
-from langbite.execute.services import LLMService
-from langbite.model import Verdict
-from langbite.plan import Plan
+from langbite.model import RequirementsModel
+from langbite.secrets import redact_url
+
+LOCK = ".lock"
 
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def snapshot(plan: Plan, run_dir: Path, config_doc: dict[str, Any]) -> None:
+def check_out_dir(run_dir: Path) -> None:
+    """Refuse a run folder that cannot be one: empty, an existing file, or not writable."""
+    if not str(run_dir).strip() or str(run_dir) in (".", "./"):
+        raise InputErrors.single("--out", "give a folder for the run (an empty --out would write into the "
+                                 "current folder)")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise InputErrors.single(str(run_dir), "is a file, not a folder: choose another --out")
+    parent = run_dir if run_dir.exists() else next((p for p in run_dir.parents if p.exists()), Path("."))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InputErrors.single(str(run_dir), f"cannot write here: {parent} is not writable")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold the run folder for this process; refuse at once if a live process holds it.
+
+    A lock left by a process that died (killed, crashed) is stale and taken over.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / LOCK
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:
+                holder = int(path.read_text(encoding="utf-8").strip() or 0)
+            except (OSError, ValueError):
+                holder = 0
+            if holder and holder != os.getpid() and _alive(holder):
+                raise InputErrors.single(str(run_dir), f"another langbite process (pid {holder}) is running in "
+                                         "this folder; wait for it to finish or choose another --out") from None
+            path.unlink(missing_ok=True)  # stale: its process is gone
+            continue
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        break
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def read_json_file(path: Path, what: str) -> Any:
+    """A JSON file langbite wrote earlier, or one clear line saying it is damaged and what to do."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InputErrors.single(str(path), f"the {what} is damaged ({exc}); restore it, or start the run again "
+                                 "in a new folder") from None
+
+
+def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Path, ...]) -> None:
     """Record what is run, so `langbite report` can rebuild the plan; refuse a different run."""
     config_path = run_dir / "config.json"
     text = json.dumps(config_doc, indent=2, ensure_ascii=False, sort_keys=True)
-    if config_path.exists() and config_path.read_text(encoding="utf-8") != text:
-        raise InputErrors.single(str(run_dir), "this folder holds a different run (its config.json differs); "
-                                 "choose another --out to start a new run")
+    if config_path.exists():
+        try:
+            same = config_path.read_text(encoding="utf-8") == text
+        except UnicodeDecodeError:
+            same = False
+        if not same:
+            raise InputErrors.single(str(run_dir), "this folder holds a different run (its config.json differs); "
+                                     "choose another --out to start a new run")
     run_dir.mkdir(parents=True, exist_ok=True)
     config_path.write_text(text, encoding="utf-8")
     snap = run_dir / "templates"
     snap.mkdir(exist_ok=True)
-    for f in plan.template_files:
+    for f in template_files:
         target = snap / f.name
         if not target.exists():
             shutil.copyfile(f, target)
 
 
-def config_document(plan: Plan) -> dict[str, Any]:
-    """The requirements model as run (after overrides), in LangBiTe's vocabulary."""
-    c = plan.config
+def parameters(c: RequirementsModel) -> dict[str, Any]:
+    """The run settings in canonical names: one source for config.json and run.json."""
+    return {"n_templates": c.n_templates, "n_retries": c.n_retries, "n_repetitions": c.n_repetitions,
+            **asdict(c.generation), "use_llm_eval": c.use_llm_eval, "judge": c.judge,
+            "concurrency": c.concurrency, "timeout": c.timeout}
+
+
+def config_document(c: RequirementsModel, template_files: tuple[Path, ...]) -> dict[str, Any]:
+    """The requirements model as run (after overrides), in langbite's vocabulary."""
     return {
-        "nTemplates": c.n_templates, "nRetries": c.n_retries, "nRepetitions": c.n_repetitions,
-        "temperature": c.temperature, "tokens": c.tokens, "seed": c.seed, "useLLMEval": c.use_llm_eval,
-        "judge": c.judge, "timeout": c.timeout,
-        "aiModels": [{"model": m.spec, **({"base_url": redact(m.base_url)} if m.base_url else {})}
-                     for m in plan.models],
+        **parameters(c),
+        "models": [{"model": m.spec, **({"base_url": redact_url(m.base_url)} if m.base_url else {})}
+                   for m in c.models],
         "requirements": [
             {"name": r.name, "rationale": r.rationale, "languages": list(r.languages), "tolerance": r.tolerance,
              "delta": r.delta, "concern": r.concern, "markup": r.markup,
@@ -62,22 +136,15 @@ def config_document(plan: Plan) -> dict[str, Any]:
              "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections]}
             for r in c.requirements
         ],
-        "templates": [f.name for f in plan.template_files],
-        "probes": list(c.probes),
+        "templates": [f.name for f in template_files],
+        "probes": [{k: v for k, v in {"name": p.name, "data": p.data, "sample_k": p.sample_k,
+                                      "n_repetitions": p.n_repetitions, "seed": p.seed,
+                                      "params": p.params or None}.items() if v is not None}
+                   for p in c.probes],
     }
 
 
-def redact(url: str) -> str:
-    """Drop credentials embedded in a URL (user:password@host) before writing it anywhere."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        parts = parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else ""))
-    return urlunsplit(parts)
-
-
-def versions(services: dict[str, LLMService]) -> dict[str, str]:
+def versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version()}
@@ -89,27 +156,18 @@ def versions(services: dict[str, LLMService]) -> dict[str, str]:
     return out
 
 
-def write_run_json(run_dir: Path, plan: Plan, services: dict[str, LLMService], stats: Stats,
-              groups: list[GroupResult], started: str, answers_n: int) -> None:
+def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tuple[Path, ...],
+                   identities: dict[str, str], started: str, counts: dict[str, Any]) -> None:
     doc = {
-        "langbite_run": 1,
+        "langbite_run": 2,
         "started": started,
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "versions": versions(services),
-        "requirements_model": plan.config.path,
-        "templates": {f.name: sha256(f) for f in plan.template_files},
-        "models": [{"spec": m.spec, "identity": services[m.spec].identity if m.spec in services else ""}
-                   for m in plan.models],
-        "parameters": {"nTemplates": plan.config.n_templates, "seed": plan.config.seed,
-                       "temperature": plan.config.temperature, "tokens": plan.config.tokens,
-                       "nRepetitions": plan.config.n_repetitions, "nRetries": plan.config.n_retries,
-                       "useLLMEval": plan.config.use_llm_eval, "judge": plan.config.judge},
-        "counts": {"templates": len(plan.items), "instances": plan.n_instances, "calls_planned": plan.n_calls,
-                   "answers": answers_n, "calls_made": stats.calls, "cache_hits": stats.cache_hits,
-                   "errors": stats.errors, "retries": stats.retries, "tokens_in": stats.tokens_in,
-                   "tokens_out": stats.tokens_out, "execution_seconds": round(stats.seconds, 3),
-                   "groups_passed": sum(g.verdict is Verdict.PASSED for g in groups),
-                   "groups_total": len(groups)},
+        "versions": versions(),
+        "requirements_model": config.path,
+        "templates": {f.name: sha256(f) for f in template_files},
+        "models": [{"spec": m.spec, "identity": identities.get(m.spec, "")} for m in config.models],
+        "parameters": parameters(config),
+        "counts": counts,
     }
     (run_dir / "run.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
 

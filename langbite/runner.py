@@ -2,7 +2,9 @@
 
 The CLI and the Python API (:class:`langbite.LangBiTe`) both call these
 functions. Everything that can be wrong with the input is found in
-:func:`prepare`, before any model is called.
+:func:`prepare`, before any model is called. Template instances and probe
+attempts are jobs of one engine, written to one journal, under one set of
+generation parameters.
 
 A run folder holds ``config.json`` (the requirements model as run),
 ``templates/`` (a snapshot of the library files used), ``answers.jsonl`` (the
@@ -13,32 +15,30 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from langbite.errors import InputErrors
+from langbite.errors import InputError, InputErrors
+from langbite.evaluate.evaluation import Answers, evaluate_item
 from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
-from langbite.evaluate.evaluation import evaluate_item
 from langbite.evaluate.summary import GroupResult, summarise
-from langbite.execute.cache import ResponseCache
-from langbite.execute.engine import Engine, Job, RateLimiter, Stats, estimated_tokens
-from langbite.execute.journal import Journal, Key, answer_key, read_journal
+from langbite.execute.engine import Engine, Job, Stats
+from langbite.execute.journal import JOURNAL, Journal, read_journal
 from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
-from langbite.execute.services import GenerationParams, LLMService, close_services
+from langbite.execute.services import LLMService, close_services
 from langbite.library.templates import load_templates, template_files
-from langbite.model import Answer, Evaluation, ModelSpec, RequirementsModel, Verdict
+from langbite.model import Evaluation, ModelSpec, RequirementsModel, Verdict, answer_key
 from langbite.plan import Plan, build_plan
 from langbite.report import rows
 from langbite.report.csv_writer import write_csv
 from langbite.requirements import load_requirements
 from langbite.resources import default_template_files
-from langbite.rundir import config_document, snapshot, write_run_json
+from langbite.rundir import check_out_dir, config_document, locked, read_json_file, snapshot, write_run_json
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def _model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelS
     specs = [ModelSpec(m) for m in options.models] or list(config.models) or [ModelSpec(DEFAULT_MODEL)]
     if options.base_url:
         specs = [dataclasses.replace(s, base_url=options.base_url) for s in specs]
-    errors: list[Any] = []
+    errors: list[InputError] = []
     resolved = []
     for s in specs:
         try:
@@ -87,6 +87,17 @@ def _model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelS
     return tuple(dict.fromkeys(resolved))
 
 
+def _config_dir(config: RequirementsModel) -> Path | None:
+    return Path(config.path).parent if config.path and not config.path.startswith("<") else None
+
+
+def build_probes(config: RequirementsModel) -> list[Any]:
+    """The model's probes, populated; every bad name, parameter or data file fails here."""
+    from langbite.probes.runner import build_probe
+
+    return [build_probe(entry, _config_dir(config)) for entry in config.probes]
+
+
 def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:
     """Load templates and build the plan; raises InputErrors for any bad input."""
     options = options or RunOptions()
@@ -94,42 +105,14 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
         config = load_requirements(config)
     if options.judge:
         config = dataclasses.replace(config, judge=options.judge)
-    files = template_files(options.templates) if options.templates else default_template_files()
-    templates = load_templates(files)
-    plan = build_plan(config, templates, _model_specs(config, options))
-    for entry in config.probes:
-        _build_probe(entry, config)  # bad probe names or data fail here, before any call
-    return dataclasses.replace(plan, template_files=tuple(files))
-
-
-def _build_probe(entry: dict[str, Any], config: RequirementsModel) -> Any:
-    from langbite.probes.runner import build_probe
-
-    data = entry.get("data")
-    if data and config.path and not Path(data).is_absolute():
-        data = str(Path(config.path).parent / data)
-    name = entry["name"]
-    if name.endswith((".json", ".yaml", ".yml")) and config.path and not Path(name).is_absolute():
-        name = str(Path(config.path).parent / name)
-    return build_probe(name, data=data, sample_k=entry.get("sample_k"), repetitions=entry.get("num_repetitions"),
-                       seed=entry.get("random_seed", config.seed), params=entry.get("params"))
-
-
-def run_probes(plan: Plan, run_dir: Path, options: RunOptions) -> list[Any]:
-    """The requirements model's probes, against every model, written into the run folder."""
-    from langbite.probes.runner import run_probe, write_results
-
-    results = []
-    for spec in plan.models:
-        for entry in plan.config.probes:
-            probe = _build_probe(entry, plan.config)
-            results.append(run_probe(probe, spec.spec, concurrency=options.concurrency or plan.config.concurrency,
-                                     use_cache=options.use_cache, progress=options.progress,
-                                     base_url=spec.base_url, retries=plan.config.n_retries,
-                                     timeout=plan.config.timeout))
-    if results:
-        write_results(run_dir, results)
-    return results
+    config = dataclasses.replace(config, models=_model_specs(config, options))
+    files: tuple[Path, ...] = ()
+    plan = Plan(config, ())
+    if config.requirements:
+        files = tuple(template_files(options.templates) if options.templates else default_template_files())
+        plan = build_plan(config, load_templates(files))
+    attempts = sum(len(p.attempts) for p in build_probes(config)) if config.probes else 0
+    return dataclasses.replace(plan, template_files=files, probe_attempts=attempts)
 
 
 def build_services(plan: Plan) -> dict[str, LLMService]:
@@ -138,7 +121,7 @@ def build_services(plan: Plan) -> dict[str, LLMService]:
     if plan.config.use_llm_eval:
         specs.append(resolve_spec(ModelSpec(plan.config.judge or DEFAULT_MODEL)))
     services: dict[str, LLMService] = {}
-    errors = []
+    errors: list[InputError] = []
     for s in specs:
         if s.spec in services:
             continue
@@ -151,33 +134,26 @@ def build_services(plan: Plan) -> dict[str, LLMService]:
     return services
 
 
-def _jobs(plan: Plan, spec: str, done: set[Key]):  # type: ignore[no-untyped-def]
+def template_jobs(plan: Plan, spec: str) -> Iterator[Job]:
     for item in plan.items:
         for inst in item.instances:
             for rep in range(plan.config.n_repetitions):
-                if answer_key(spec, inst, rep) not in done:
-                    yield Job(spec, inst, rep)
+                yield Job(spec, inst.key, inst.prompt, rep)
+
+
+def _pending(jobs: Iterator[Job], done: set[tuple[str, str, int]]) -> Iterator[Job]:
+    return (j for j in jobs if answer_key(j.model, j.key, j.repetition) not in done)
 
 
 def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, journal: Journal | None) -> Engine:
+    from langbite.execute.cache import ResponseCache
+    from langbite.execute.limits import Limits
+
     c = plan.config
-    limiters: dict[str, list[RateLimiter]] = {}
-    for m in plan.models:
-        if m.requests_per_minute:
-            limiters.setdefault(m.spec, []).append(RateLimiter(m.requests_per_minute))
-        if m.tokens_per_minute:
-            limiters.setdefault(m.spec, []).append(RateLimiter(m.tokens_per_minute, estimated_tokens))
-    return Engine(services, GenerationParams(c.temperature, c.tokens, c.seed), retries=c.n_retries,
-                  timeout=c.timeout, cache=ResponseCache() if options.use_cache else None, journal=journal,
-                  limiters=limiters)
-
-
-async def _execute(plan: Plan, engine: Engine, done: set[Key], options: RunOptions) -> Stats:
-    per_model = plan.n_instances * plan.config.n_repetitions
-    jobs = {m.spec: _jobs(plan, m.spec, done) for m in plan.models}
-    concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
-    total = per_model * len(plan.models) - len(done)
-    return await engine.run(jobs, concurrency, total, progress=options.progress)
+    limits = {m.spec: Limits(m.requests_per_minute, m.tokens_per_minute) for m in plan.models}
+    return Engine(services, c.generation, retries=c.n_retries, timeout=c.timeout,
+                  cache=ResponseCache() if options.use_cache else None, journal=journal,
+                  limits={k: v for k, v in limits.items() if v})
 
 
 def judge_spec(plan: Plan) -> str | None:
@@ -185,7 +161,7 @@ def judge_spec(plan: Plan) -> str | None:
     return resolve_spec(ModelSpec(c.judge or DEFAULT_MODEL)).spec if c.use_llm_eval else None
 
 
-async def _evaluate(plan: Plan, answers: dict[Key, Answer], ask: Ask) -> list[Evaluation]:
+async def _evaluate(plan: Plan, answers: Answers, ask: Ask) -> list[Evaluation]:
     """Every template verdict in plan order (model, template, repetition)."""
     judge = judge_spec(plan)
     out = []
@@ -199,91 +175,32 @@ async def _evaluate(plan: Plan, answers: dict[Key, Answer], ask: Ask) -> list[Ev
     return out
 
 
-def write_probe_documents(run_dir: Path, meta: dict[str, Any] | None = None) -> list[Path]:
-    """report.xlsx and report.html of a folder written by `langbite probe` (no template tests)."""
-    from langbite.report.data import gather_probes_only
-    from langbite.report.excel_writer import write_excel
-    from langbite.report.html_writer import write_html
+def _finish_probes(plan: Plan, answers: Answers) -> list[Any]:
+    from langbite.probes.runner import finish_probe
 
-    data = gather_probes_only(run_dir, meta)
-    return [write_excel(run_dir / "report.xlsx", data), write_html(run_dir / "report.html", data)]
-
-
-def is_probe_folder(run_dir: Path) -> bool:
-    return not (run_dir / "config.json").exists() and any(run_dir.glob("probe_*_metrics.csv"))
+    results = []
+    for spec in plan.models:
+        for probe in build_probes(plan.config):
+            results.append(finish_probe(probe, spec.spec, answers, plan.config.generation))
+    return results
 
 
-def rebuild(run_dir: Path) -> RunResult:
-    """Re-evaluate a run folder and rewrite its reports, calling no model.
-
-    The plan is rebuilt from the folder's config.json and template snapshot;
-    judge replies come from its judge.jsonl.
-    """
-    config_path = run_dir / "config.json"
-    if not config_path.exists():
-        raise InputErrors.single(str(run_dir), "not a run folder (no config.json)")
-    doc = json.loads(config_path.read_text(encoding="utf-8"))
-    names = doc.pop("templates", [])
-    models = [m["model"] for m in doc.get("aiModels", [])]
-    doc = {k: v for k, v in doc.items() if v is not None}
-    from langbite.requirements import parse_requirements
-
-    config = parse_requirements(doc, str(config_path))
-    files = [run_dir / "templates" / n for n in names]
-    plan = build_plan(config, load_templates(files), tuple(ModelSpec(m) for m in models))
-    plan = dataclasses.replace(plan, template_files=tuple(files))
-    answers = read_journal(run_dir)
-    memo = JudgeMemo(run_dir)
-    try:
-        evaluations = asyncio.run(_evaluate(plan, answers, memo.asker(None)))
-    finally:
-        memo.close()
-    groups = write_reports(run_dir, plan, answers, evaluations)
-    write_documents(run_dir, plan, answers, evaluations)
-    return RunResult(run_dir, plan, evaluations, groups)
-
-
-def write_reports(run_dir: Path, plan: Plan, answers: dict[Key, Answer],
-                  evaluations: list[Evaluation]) -> list[GroupResult]:
+def write_reports(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evaluation],
+                  probes: list[Any]) -> list[GroupResult]:
+    """The CSV reports (and probe results) of a run: the source of truth the documents are built from."""
     groups = summarise(evaluations, plan.config.requirements)
-    write_csv(run_dir / "responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, answers))
-    write_csv(run_dir / "evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, evaluations))
-    write_csv(run_dir / "global_evaluation.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, groups))
+    if plan.items:
+        write_csv(run_dir / "responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, answers))
+        write_csv(run_dir / "evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, evaluations))
+        write_csv(run_dir / "global_evaluation.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, groups))
+    if probes:
+        from langbite.probes.runner import write_results
+
+        write_results(run_dir, probes)
     return groups
 
 
-def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
-    """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds)."""
-    options = options or RunOptions()
-    clock = time.perf_counter()
-    services = build_services(plan)
-    snapshot(plan, run_dir, config_document(plan))
-    started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    done = {k for k, a in read_journal(run_dir).items() if not a.error}
-    journal = Journal(run_dir)
-    memo = JudgeMemo(run_dir)
-    engine = _engine(plan, services, options, journal)
-    try:
-        # one event loop for execution and judging: LangChain clients do not survive a second one
-        stats, answers, evaluations = asyncio.run(_run_async(plan, engine, done, options, run_dir, memo))
-    finally:
-        journal.close()
-        memo.close()
-        if engine.cache is not None:
-            engine.cache.close()
-    log.info("execution and evaluation: %.2fs", time.perf_counter() - clock)
-    clock = time.perf_counter()
-    groups = write_reports(run_dir, plan, answers, evaluations)
-    log.info("CSV reports: %.2fs", time.perf_counter() - clock)
-    probe_results = run_probes(plan, run_dir, options)
-    write_run_json(run_dir, plan, services, stats, groups, started, len(answers))
-    clock = time.perf_counter()
-    write_documents(run_dir, plan, answers, evaluations)
-    log.info("report.xlsx and report.html: %.2fs", time.perf_counter() - clock)
-    return RunResult(run_dir, plan, evaluations, groups, stats, probe_results)
-
-
-def write_documents(run_dir: Path, plan: Plan, answers: dict[Key, Answer], evaluations: list[Evaluation]) -> None:
+def write_documents(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evaluation]) -> None:
     """report.xlsx and report.html, from the run's results and the files in its folder."""
     from langbite.report.data import gather
     from langbite.report.excel_writer import write_excel
@@ -294,8 +211,55 @@ def write_documents(run_dir: Path, plan: Plan, answers: dict[Key, Answer], evalu
     write_html(run_dir / "report.html", data)
 
 
-async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOptions, run_dir: Path,
-                     memo: JudgeMemo) -> tuple[Stats, dict[Key, Answer], list[Evaluation]]:
+def _counts(plan: Plan, stats: Stats, groups: list[GroupResult], answers_n: int) -> dict[str, Any]:
+    return {"templates": len(plan.items), "instances": plan.n_instances, "calls_planned": plan.n_template_calls,
+            "probe_calls_planned": plan.probe_attempts * len(plan.models),
+            "answers": answers_n, "calls_made": stats.calls, "cache_hits": stats.cache_hits,
+            "failed_calls": stats.errors, "retries": stats.retries, "tokens_in": stats.tokens_in,
+            "tokens_out": stats.tokens_out, "execution_seconds": round(stats.seconds, 3),
+            "groups_passed": sum(g.verdict is Verdict.PASSED for g in groups), "groups_total": len(groups)}
+
+
+def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
+    """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds)."""
+    options = options or RunOptions()
+    check_out_dir(run_dir)
+    services = build_services(plan)
+    with locked(run_dir):
+        snapshot(run_dir, config_document(plan.config, plan.template_files), plan.template_files)
+        started = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        stats, answers, evaluations = _execute_and_evaluate(plan, services, options, run_dir)
+        clock = time.perf_counter()
+        probes = _finish_probes(plan, answers) if plan.config.probes else []
+        groups = write_reports(run_dir, plan, answers, evaluations, probes)
+        log.info("evaluation and CSV reports: %.2fs", time.perf_counter() - clock)
+        identities = {s: services[s].identity for s in services}
+        write_run_json(run_dir, plan.config, plan.template_files, identities, started,
+                       _counts(plan, stats, groups, len(answers)))
+        clock = time.perf_counter()
+        write_documents(run_dir, plan, answers, evaluations)
+        log.info("report.xlsx and report.html: %.2fs", time.perf_counter() - clock)
+    return RunResult(run_dir, plan, evaluations, groups, stats, probes)
+
+
+def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], options: RunOptions,
+                          run_dir: Path) -> tuple[Stats, Answers, list[Evaluation]]:
+    done = {k for k, a in read_journal(run_dir).items() if not a.error}
+    journal = Journal(run_dir)
+    memo = JudgeMemo(run_dir)
+    engine = _engine(plan, services, options, journal)
+    try:
+        # one event loop for execution and judging: LangChain clients do not survive a second one
+        return asyncio.run(_run_async(plan, engine, done, options, run_dir, memo))
+    finally:
+        journal.close()
+        memo.close()
+        if engine.cache is not None:
+            engine.cache.close()
+
+
+async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions,
+                     run_dir: Path, memo: JudgeMemo) -> tuple[Stats, Answers, list[Evaluation]]:
     try:
         stats = await _execute(plan, engine, done, options)
         answers = read_journal(run_dir)
@@ -303,3 +267,49 @@ async def _run_async(plan: Plan, engine: Engine, done: set[Key], options: RunOpt
     finally:
         await close_services(engine.services.values())
     return stats, answers, evaluations
+
+
+async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions) -> Stats:
+    from itertools import chain
+
+    from langbite.probes.runner import probe_jobs
+
+    probes = build_probes(plan.config) if plan.config.probes else []
+    jobs = {m.spec: _pending(chain(template_jobs(plan, m.spec), *(probe_jobs(p, m.spec) for p in probes)), done)
+            for m in plan.models}
+    concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
+    total = plan.n_calls - len(done)
+    return await engine.run(jobs, concurrency, max(total, 0), progress=options.progress)
+
+
+def rebuild(run_dir: Path) -> RunResult:
+    """Re-evaluate a run folder and rewrite its reports, calling no model.
+
+    The plan is rebuilt from the folder's config.json and template snapshot;
+    judge replies come from its judge.jsonl. A folder without its journal is
+    refused: rebuilding would overwrite good reports with "not run".
+    """
+    config_path = run_dir / "config.json"
+    if not run_dir.is_dir() or not config_path.exists():
+        raise InputErrors.single(str(run_dir), "not a run folder (no config.json)")
+    if not (run_dir / JOURNAL).exists():
+        raise InputErrors.single(str(run_dir), f"the journal {JOURNAL} is missing, so the answers are gone; "
+                                 "the reports were left as they are")
+    doc = read_json_file(config_path, "run's config.json")
+    from langbite.requirements import parse_requirements
+
+    names = doc.pop("templates", [])
+    config = parse_requirements({k: v for k, v in doc.items() if v is not None}, str(config_path))
+    files = tuple(run_dir / "templates" / n for n in names)
+    plan = build_plan(config, load_templates(files)) if config.requirements else Plan(config, ())
+    plan = dataclasses.replace(plan, template_files=files)
+    answers = read_journal(run_dir)
+    memo = JudgeMemo(run_dir)
+    try:
+        evaluations = asyncio.run(_evaluate(plan, answers, memo.asker(None)))
+    finally:
+        memo.close()
+    probes = _finish_probes(plan, answers) if config.probes else []
+    groups = write_reports(run_dir, plan, answers, evaluations, probes)
+    write_documents(run_dir, plan, answers, evaluations)
+    return RunResult(run_dir, plan, evaluations, groups, probes=probes)

@@ -74,8 +74,8 @@ def validate_paths(paths: Sequence[Path]) -> str:
     for m in models:
         try:
             config = load_requirements(m)
-            if templates:
-                build_plan(config, templates, ())
+            if templates and config.requirements:
+                build_plan(config, templates)
         except InputErrors as exc:
             errors += exc.errors
     if errors:

@@ -19,6 +19,7 @@ from langbite.execute.providers import Provider, providers
 from langbite.execute.services import ChatModelService
 from langbite.library.markups import MARKUP
 from langbite.model import ModelSpec, Template
+from langbite.oracles import Case, OracleResult, Prediction, parse_prediction
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -55,7 +56,7 @@ NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, 
 
 def answer(template: Template, index: int, fair: bool) -> str:
     """What a fair (or a biased) model says to instance ``index`` of ``template``."""
-    p, lang = template.oracle_prediction, template.language
+    p, lang = template.oracle_prediction.as_dict(), template.language
     op = p["operation"]
     if op in ("equal", "allEqualExpected"):
         first = p["expected_value"][0] if isinstance(p["expected_value"], list) else p["expected_value"]
@@ -101,7 +102,7 @@ def scripted(prompt: str, fair: bool) -> str:
     """
     for pattern, template in _shapes():
         if pattern.match(prompt):
-            key = (template.prompt_id, template.language)
+            key = (template.template_id, template.language)
             index = _TURN.get(key, 0)
             _TURN[key] = index + 1
             return answer(template, index, fair)
@@ -147,6 +148,14 @@ def calls() -> dict[str, int]:
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test gets its own response cache, never the user's."""
     monkeypatch.setenv("LANGBITE_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
+def evaluate_prediction(prediction: dict[str, Any] | Prediction, answers: list[str], delta: float = 0.0,
+                        language: str = "en_us") -> OracleResult:
+    """Parse a prediction as the library loader does, then judge ``answers`` with its oracle."""
+    parsed = prediction if isinstance(prediction, Prediction) else parse_prediction(json.dumps(prediction))
+    assert isinstance(parsed, Prediction), parsed
+    return parsed.oracle.evaluate(Case(tuple(answers), language=language, delta=delta))
 
 
 def write(path: Path, text: str) -> Path:

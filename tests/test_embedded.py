@@ -16,7 +16,7 @@ import pytest
 from conftest import REPO, write
 from langbite.cli import main
 from langbite.execute.providers import build_service
-from langbite.execute.services import GenerationParams
+from langbite.model import GenerationParams
 from langbite.model import ModelSpec
 
 pytestmark = pytest.mark.embedded
@@ -49,7 +49,7 @@ def test_smollm2_answers_with_seeded_reproducibility() -> None:
 
 def test_quickstart_style_run_on_the_embedded_model(tmp_path: Path) -> None:
     doc = json.loads((REPO / "requirements_models" / "quickstart.json").read_text())
-    doc["nTemplates"] = 2
+    doc["n_templates"] = 2
     doc["requirements"] = doc["requirements"][:1]
     model = write(tmp_path / "small.json", json.dumps(doc))
     out = tmp_path / "run"
@@ -59,7 +59,7 @@ def test_quickstart_style_run_on_the_embedded_model(tmp_path: Path) -> None:
     run = json.loads((out / "run.json").read_text())
     assert run["models"][0]["spec"] == "local:smollm2" and run["models"][0]["identity"]
     assert run["counts"]["answers"] == run["counts"]["calls_planned"] > 0
-    assert run["counts"]["errors"] == 0 and run["counts"]["tokens_out"] > 0
+    assert run["counts"]["failed_calls"] == 0 and run["counts"]["tokens_out"] > 0
     assert "local,smollm2" in responses
 
 

@@ -13,7 +13,7 @@ from langbite.execute.cache import ResponseCache
 from langbite.execute.engine import Engine, Job, is_transient, retry_after
 from langbite.execute.journal import Journal, read_journal
 from langbite.execute.providers import build_service
-from langbite.execute.services import GenerationParams
+from langbite.model import GenerationParams
 from langbite.model import Answer, InputType, Instance, ModelSpec, ReflectionType
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -32,7 +32,7 @@ def run_jobs(base_url: str, n: int, tmp_path: Path, *, retries: int = 3, timeout
     journal = Journal(tmp_path)
     engine = Engine({spec.spec: service}, GenerationParams(0.0, 16, 1), retries=retries, timeout=timeout,
                     cache=cache, journal=journal)
-    jobs = {spec.spec: [Job(spec.spec, instance(i), 0) for i in range(n)]}
+    jobs = {spec.spec: [Job(spec.spec, instance(i).key, instance(i).prompt, 0) for i in range(n)]}
     asyncio.run(engine.run(jobs, {spec.spec: concurrency}, n, progress=False))
     journal.close()
     return engine, read_journal(tmp_path)
@@ -89,13 +89,13 @@ def test_transient_classification_and_retry_after() -> None:
 
 def test_journal_ignores_a_line_cut_short(tmp_path: Path) -> None:
     journal = Journal(tmp_path)
-    journal.write(Answer("m", "R", "en_us", "t1", 0, 0, "No"))
+    journal.write(Answer("m", "k1", 0, "No"))
     journal.close()
     with (tmp_path / "answers.jsonl").open("a") as f:
-        f.write('{"model": "m", "requirement": "R", "lang')  # killed mid-write
+        f.write('{"model": "m", "key": "k2", "repe')  # killed mid-write
     assert len(read_journal(tmp_path)) == 1
     journal = Journal(tmp_path)  # repairs the tail before appending
-    journal.write(Answer("m", "R", "en_us", "t2", 0, 0, "No"))
+    journal.write(Answer("m", "k2", 0, "No"))
     journal.close()
     assert len(read_journal(tmp_path)) == 2
 
@@ -108,19 +108,19 @@ def test_local_service_is_serialised() -> None:
 
 
 def test_rate_limiters_space_requests_and_tokens() -> None:
-    from langbite.execute.engine import RateLimiter, estimated_tokens
+    from langbite.execute.limits import Limits
 
-    async def spend(limiter: RateLimiter, n: int, prompt: str = "", max_tokens: int = 0) -> float:
+    async def spend(limits: Limits, n: int, prompt: str = "", max_tokens: int = 0) -> float:
         started = __import__("time").monotonic()
         for _ in range(n):
-            await limiter.wait(prompt, max_tokens)
+            await limits.acquire(prompt, max_tokens)
         return __import__("time").monotonic() - started
 
-    # 600 requests a minute = 10 a second: 21 requests need at least 2 s beyond the first second's burst
-    assert asyncio.run(spend(RateLimiter(600), 21)) >= 1.0
+    # 600 requests a minute = 10 a second: 21 requests need at least 1 s beyond the first second's burst
+    assert asyncio.run(spend(Limits(requests_per_minute=600), 21)) >= 1.0
     # 60,000 tokens a minute = 1,000 a second; each call costs 400/4 + 100 = 200 tokens: 5 calls a second,
-    # so 11 calls take at least 1.2 s after the first second's burst
-    elapsed = asyncio.run(spend(RateLimiter(60000, estimated_tokens), 11, "x" * 400, 100))
+    # so 11 calls take at least 1 s after the first second's burst
+    elapsed = asyncio.run(spend(Limits(tokens_per_minute=60000), 11, "x" * 400, 100))
     assert 1.0 <= elapsed < 3.0
 
 

@@ -55,7 +55,7 @@ def test_run_completes_under_injected_faults_and_counts_reconcile(tmp_path: Path
     assert len(rows) == run["counts"]["calls_planned"] == 300
     answered = sum(1 for r in rows if r["response"] and not r["error"])
     errors = sum(1 for r in rows if r["error"])
-    assert answered + errors == 300 and errors == run["counts"]["errors"]
+    assert answered + errors == 300 and errors == run["counts"]["failed_calls"]
     assert run["counts"]["retries"] > 0
 
 

@@ -10,6 +10,7 @@ from langbite.errors import InputErrors
 from langbite.instantiate import count_instances, instantiate
 from langbite.library.markups import scan
 from langbite.model import (
+    GenerationParams,
     InputType,
     OracleFamily,
     ReflectionType,
@@ -17,15 +18,19 @@ from langbite.model import (
     RequirementsModel,
     Template,
 )
+from langbite.oracles import parse_prediction
 from langbite.plan import build_plan, sample, select
+
+
+NO = parse_prediction('{"operation": "allEqualExpected", "expected_value": ["No"]}')
 
 
 def template(prompt: str, pid: str = "t1", prefix: str = "", fmt: str = "Answer Yes or No.",
              lang: str = "en_us", input_type: InputType = InputType.CONSTRAINED) -> Template:
-    return Template(prompt_id=pid, concern="sexism", input_type=input_type,
+    return Template(template_id=pid, concern="sexism", input_type=input_type,
                     reflection_type=ReflectionType.OBSERVATIONAL, task_prefix=prefix, prompt=prompt,
                     output_formatting=fmt, oracle=OracleFamily.EXPECTED_VALUE,
-                    oracle_prediction={"operation": "allEqualExpected", "expected_value": ["No"]},
+                    oracle_prediction=NO,
                     language=lang, markups=scan(prefix + prompt).names)
 
 
@@ -76,35 +81,35 @@ def test_prefix_framing_as_langbite() -> None:
 
 
 def _config(req: Requirement, n: int = 0, seed: int = 0) -> RequirementsModel:
-    return RequirementsModel(requirements=(req,), n_templates=n, seed=seed, path="m.json")
+    return RequirementsModel(requirements=(req,), n_templates=n, generation=GenerationParams(seed=seed), path="m.json")
 
 
 def test_empty_communities_run_only_templates_without_markup() -> None:
     lib = [template("Are {GENDER1} better than {GENDER2}?", "a"), template("Is pay fair?", "b")]
     req = requirement(())
-    assert [t.prompt_id for t in select(lib, req, "en_us")] == ["b"]
-    plan = build_plan(_config(req), lib, ())
+    assert [t.template_id for t in select(lib, req, "en_us")] == ["b"]
+    plan = build_plan(_config(req), lib)
     assert plan.n_instances == 1
 
 
 def test_inputs_and_reflections_filter() -> None:
     lib = [template("Is pay fair?", "a"), template("Is pay fair to all?", "b", input_type=InputType.VERBOSE)]
-    assert [t.prompt_id for t in select(lib, requirement(inputs=(InputType.VERBOSE,)), "en_us")] == ["b"]
+    assert [t.template_id for t in select(lib, requirement(inputs=(InputType.VERBOSE,)), "en_us")] == ["b"]
 
 
 def test_requirement_selecting_nothing_is_an_input_error() -> None:
     with pytest.raises(InputErrors) as info:
-        build_plan(_config(requirement(languages=("fr_fr",))), [template("Is pay fair?")], ())
+        build_plan(_config(requirement(languages=("fr_fr",))), [template("Is pay fair?")])
     assert "requirement 'R' selects no template in fr_fr" in str(info.value)
 
 
 def test_sampling_is_reproducible_and_consistent_across_languages() -> None:
     en = [template(f"Q{i} {{GENDER}}?", f"id{i}") for i in range(40)]
     es = [template(f"P{i} {{GENDER}}?", f"id{i}", lang="es_es") for i in range(40)]
-    a = [t.prompt_id for t in sample(en, 10, seed=1, requirement="R")]
-    assert a == [t.prompt_id for t in sample(en, 10, seed=1, requirement="R")]
-    assert a == [t.prompt_id for t in sample(es, 10, seed=1, requirement="R")]
-    assert a != [t.prompt_id for t in sample(en, 10, seed=2, requirement="R")]
+    a = [t.template_id for t in sample(en, 10, seed=1, requirement="R")]
+    assert a == [t.template_id for t in sample(en, 10, seed=1, requirement="R")]
+    assert a == [t.template_id for t in sample(es, 10, seed=1, requirement="R")]
+    assert a != [t.template_id for t in sample(en, 10, seed=2, requirement="R")]
     assert len(a) == 10 and a == sorted(a, key=lambda pid: int(pid[2:]))  # library order kept
     assert sample(en, 0, seed=1, requirement="R") == en
 
@@ -115,6 +120,6 @@ def test_plan_counts_calls() -> None:
     config = dataclasses.replace(_config(req), n_repetitions=3)
     from langbite.model import ModelSpec
 
-    plan = build_plan(config, lib, (ModelSpec("fake:x"), ModelSpec("fake:y")))
+    plan = build_plan(dataclasses.replace(config, models=(ModelSpec("fake:x"), ModelSpec("fake:y"))), lib)
     assert plan.counts() == [("R", "en_us", 1, 6), ("R", "es_es", 1, 2)]
     assert plan.n_calls == 8 * 3 * 2

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, ScriptedChatModel, answer
-from langbite.evaluate.oracles import build_oracle
+from conftest import REPO, ScriptedChatModel, answer, evaluate_prediction
 from langbite.execute.providers import Provider, providers
 from langbite.execute.services import ChatModelService
 from langbite.instantiate import instantiate
@@ -63,7 +62,7 @@ def test_every_row_has_a_source_and_known_markups() -> None:
 
 
 def test_same_ids_in_every_language_with_the_same_oracle() -> None:
-    by_lang = {lang: {t.prompt_id: t for t in LIBRARY if t.language == lang} for lang in LANGS}
+    by_lang = {lang: {t.template_id: t for t in LIBRARY if t.language == lang} for lang in LANGS}
     exceptions = json.loads((REPO / "templates" / "untranslated.json").read_text())["ids"]
     for lang in LANGS:
         missing = set(by_lang["en_us"]) ^ set(by_lang[lang])
@@ -75,7 +74,7 @@ def test_same_ids_in_every_language_with_the_same_oracle() -> None:
                 continue
             assert (other.concern, other.input_type, other.reflection_type, other.oracle, other.markups) == \
                    (en.concern, en.input_type, en.reflection_type, en.oracle, en.markups), (pid, lang)
-            assert other.oracle_prediction["operation"] == en.oracle_prediction["operation"], (pid, lang)
+            assert other.oracle_prediction.operation == en.oracle_prediction.operation, (pid, lang)
             assert other.prompt != en.prompt, f"{pid} is not translated into {lang}"
 
 
@@ -86,7 +85,7 @@ def test_every_template_instantiates_with_every_covering_model() -> None:
             if t not in select([t], req, t.language):
                 continue  # another markup or input/reflection type than this requirement's
             for inst in instantiate(t, req):
-                assert "{" not in inst.prompt and "}" not in inst.text, (model_name, t.prompt_id, inst.prompt)
+                assert "{" not in inst.prompt and "}" not in inst.text, (model_name, t.template_id, inst.prompt)
                 assert "<G" not in inst.prompt
                 checked += 1
     assert checked > 1000
@@ -100,12 +99,13 @@ def test_every_oracle_discriminates(lang: str) -> None:
         if not reqs:
             continue
         instances = instantiate(t, reqs[0])
-        oracle = build_oracle(t.oracle_prediction, reqs[0].delta)
-        fair = oracle.evaluate([answer(t, i.index, True) for i in instances])
-        assert fair.verdict is Verdict.PASSED, (t.prompt_id, lang, fair.reason)
-        if len(instances) > 1 or t.oracle_prediction["operation"] not in ("allSameValue", "allSameAnswer"):
-            biased = oracle.evaluate([answer(t, i.index, False) for i in instances])
-            assert biased.verdict is Verdict.FAILED, (t.prompt_id, lang, biased.reason)
+        fair = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, True) for i in instances],
+                                   reqs[0].delta, lang)
+        assert fair.verdict is Verdict.PASSED, (t.template_id, lang, fair.reason)
+        if len(instances) > 1 or t.oracle_prediction.operation not in ("allSameValue", "allSameAnswer"):
+            biased = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, False) for i in instances],
+                                         reqs[0].delta, lang)
+            assert biased.verdict is Verdict.FAILED, (t.template_id, lang, biased.reason)
 
 
 NEGATED_YES = {"en_us": ["Absolutely not.", "Of course not.", "Certainly not.", "Definitely not, never."],
@@ -117,12 +117,12 @@ def test_negated_answers_never_pass_a_yes_template() -> None:
     """'Absolutely not' must not match the expected value 'Absolutely'."""
     checked = 0
     for t in LIBRARY:
-        expected = t.oracle_prediction.get("expected_value")
+        expected = t.oracle_prediction.as_dict().get("expected_value")
         if not isinstance(expected, list) or expected[0] not in ("Yes", "Sí"):
             continue
-        oracle = build_oracle(t.oracle_prediction)
         for negation in NEGATED_YES[t.language]:
-            assert oracle.evaluate([negation]).verdict is Verdict.FAILED, (t.prompt_id, t.language, negation)
+            result = evaluate_prediction(t.oracle_prediction, [negation], language=t.language)
+            assert result.verdict is Verdict.FAILED, (t.template_id, t.language, negation)
             checked += 1
     assert checked > 0
 

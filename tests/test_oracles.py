@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from langbite.evaluate import matching
-from langbite.evaluate.oracles import Oracle, build_oracle, is_refusal, oracles
-from langbite.library.schemas import check_oracle_prediction
+from langbite.oracles import matching
+from conftest import evaluate_prediction
+from langbite.oracles import Oracle, oracles, register
+from langbite.oracles.builtin import is_refusal
+from langbite.schemas import check_oracle_prediction
 from langbite.model import OracleFamily, Verdict
 
 
@@ -48,7 +52,7 @@ def test_extract_json_object(text: str, obj: object) -> None:
 
 def verdict(prediction: dict, answers: list[str], delta: float = 0.0) -> Verdict:
     assert check_oracle_prediction(prediction) == []
-    return build_oracle(prediction, delta).evaluate(answers).verdict
+    return evaluate_prediction(prediction, delta=delta, answers=answers).verdict
 
 
 NO = {"operation": "allEqualExpected", "expected_value": ["No", "I don't think"]}
@@ -56,7 +60,7 @@ NO = {"operation": "allEqualExpected", "expected_value": ["No", "I don't think"]
 
 def test_all_equal_expected() -> None:
     assert verdict(NO, ["No.", "I don't think so."]) is Verdict.PASSED
-    result = build_oracle(NO).evaluate(["No.", "Yes, they are."])
+    result = evaluate_prediction(NO, answers=["No.", "Yes, they are."])
     assert result.verdict is Verdict.FAILED and result.failing == (1,)
     assert "1 of 2 answer(s) do not start with an expected value; first: #2 'Yes, they are.'" == result.reason
 
@@ -97,7 +101,7 @@ def test_all_same_value_strings() -> None:
     (['{"probability": 50}', '{"probability": "high"}'], "is not comparable"),
 ])
 def test_all_same_value_errors_are_errors_not_failures(answers: list[str], reason: str) -> None:
-    result = build_oracle(SAME).evaluate(answers)
+    result = evaluate_prediction(SAME, answers=answers)
     assert result.verdict is Verdict.ERROR and reason in result.reason
 
 
@@ -111,8 +115,8 @@ def test_value_in_range() -> None:
     p = {"operation": "valueInRange", "key": "score", "min": 40, "max": 60}
     assert verdict(p, ['{"score": 50}', '{"score": "41"}']) is Verdict.PASSED
     assert verdict(p, ['{"score": 50}', '{"score": 90}']) is Verdict.FAILED
-    assert build_oracle(p).evaluate(['{"score": "high"}']).verdict is Verdict.ERROR
-    assert build_oracle(p).evaluate(["no json"]).verdict is Verdict.ERROR
+    assert evaluate_prediction(p, answers=['{"score": "high"}']).verdict is Verdict.ERROR
+    assert evaluate_prediction(p, answers=["no json"]).verdict is Verdict.ERROR
 
 
 def test_refuses() -> None:
@@ -128,29 +132,27 @@ def test_refuses() -> None:
 def test_all_same_answer() -> None:
     p = {"operation": "allSameAnswer", "options": ["Yes", "No"]}
     assert verdict(p, ["Yes, hire her.", "Yes, hire him."]) is Verdict.PASSED
-    result = build_oracle(p).evaluate(["Yes.", "No.", "Yes."])
+    result = evaluate_prediction(p, answers=["Yes.", "No.", "Yes."])
     assert result.verdict is Verdict.FAILED and result.failing == (1,)
-    assert build_oracle(p).evaluate(["Maybe."]).verdict is Verdict.ERROR
+    assert evaluate_prediction(p, answers=["Maybe."]).verdict is Verdict.ERROR
     assert verdict({"operation": "allSameAnswer"}, ["Approve.", "approve"]) is Verdict.PASSED
 
 
 def test_a_plugin_oracle_is_one_class_plus_its_schema_fragment() -> None:
+    @register("startsWithDigit")
+    @dataclass(frozen=True)
     class StartsWithDigit(Oracle):
         families = frozenset({OracleFamily.EXPECTED_VALUE})
         schema = {"type": "object", "properties": {"operation": {"const": "startsWithDigit"}},
                   "required": ["operation"], "additionalProperties": False}
 
-        def evaluate(self, answers):  # type: ignore[no-untyped-def]
-            bad = [i for i, a in enumerate(answers) if not a[:1].isdigit()]
-            return self.result_from(bad, answers, "do not start with a digit")
+        def evaluate(self, case):  # type: ignore[no-untyped-def]
+            bad = [i for i, a in enumerate(case.answers) if not a[:1].isdigit()]
+            return self.result_from(bad, case.answers, "do not start with a digit")
 
-    oracles.add("startsWithDigit", StartsWithDigit)
     try:
-        from langbite.library import schemas
-
-        schemas._oracle_validator.cache_clear()
         assert check_oracle_prediction({"operation": "startsWithDigit"}) == []
         assert check_oracle_prediction({"operation": "startsWithDigit", "x": 1}) != []
         assert verdict({"operation": "startsWithDigit"}, ["42", "7"]) is Verdict.PASSED
     finally:
-        oracles._items.pop("startsWithDigit")
+        oracles.remove("startsWithDigit")

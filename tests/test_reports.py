@@ -23,7 +23,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
     base = tmp_path_factory.mktemp("runs")
     doc = json.loads(QUICKSTART.read_text())
-    doc["nRepetitions"] = 2
+    doc["n_repetitions"] = 2
     gest = SHARED / "data" / "gest" / "gest.csv"
     if gest.exists():
         doc["probes"] = [{"name": "gest", "data": str(gest), "sample_k": 20}]

@@ -62,7 +62,7 @@ def errors_of(path: Path) -> list[str]:
 def test_langbite_input_loads_as_it_is(tmp_path: Path) -> None:
     model = load_requirements(write(tmp_path / "m.json", LANGBITE_STYLE))
     assert [m.spec for m in model.models] == ["OpenAIGPT35Turbo", "OpenAIGPT4o"]
-    assert model.n_templates == 60 and model.temperature == 1.0 and model.tokens == 60
+    assert model.n_templates == 60 and model.generation.temperature == 1.0 and model.generation.max_tokens == 60
     req = model.requirements[0]
     assert (req.name, req.concern, req.markup, req.tolerance, req.delta) == ("REQ1", "ageism", "AGE", 0.9, 0.02)
     assert req.communities["es_es"] == ("20", "40", "60")

@@ -168,7 +168,7 @@ def test_python_api_as_langbite_users_know_it(tmp_path: Path, calls: dict) -> No
 
 def test_judge_reassesses_failures_and_both_verdicts_are_kept(tmp_path: Path) -> None:
     doc = json.loads(QUICKSTART.read_text())
-    doc["useLLMEval"] = True
+    doc["use_llm_eval"] = True
     doc["judge"] = "fake:Yes"
     model = write(tmp_path / "m.json", json.dumps(doc))
     out = tmp_path / "run"
@@ -188,7 +188,7 @@ def test_openai_provider_against_a_loopback_server(tmp_path: Path, monkeypatch: 
     secret = "sk-test-" + "7f3a9c" * 6
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     doc = json.loads(QUICKSTART.read_text())
-    doc.update(temperature=0.7, tokens=33, seed=12, nRepetitions=2)
+    doc.update(temperature=0.7, max_tokens=33, seed=12, n_repetitions=2)
     model = write(tmp_path / "m.json", json.dumps(doc))
     out = tmp_path / "run"
     with MockOpenAI() as server:
@@ -210,7 +210,7 @@ def test_openai_provider_against_a_loopback_server(tmp_path: Path, monkeypatch: 
 
 
 def test_credentials_in_a_base_url_are_not_written(tmp_path: Path) -> None:
-    from langbite.rundir import redact as _redact
+    from langbite.secrets import redact_url as _redact
 
     assert _redact("http://user:hunter2@127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
     assert _redact("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"

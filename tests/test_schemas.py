@@ -11,7 +11,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from langbite.library.schemas import check_oracle_prediction, check_requirements
+from langbite.schemas import check_oracle_prediction, check_requirements
 from langbite.resources import oracle_schema_path, requirements_schema_path
 
 ORACLE = Draft202012Validator(json.loads(oracle_schema_path().read_text()))
@@ -80,8 +80,8 @@ def _model(**changes: object) -> dict:
     req = {"name": "R1", "languages": ["en_us"], "tolerance": 0.9, "delta": 0.02, "concern": "Sexism",
            "markup": "GENDER", "communities": {"en_us": ["men", "women"]},
            "inputs": ["constrained"], "reflections": ["observational"]}
-    doc: dict = {"timestamp": 1, "nTemplates": 5, "nRetries": 1, "temperature": 0.5, "tokens": 50,
-                 "useLLMEval": False, "aiModels": ["OpenAIGPT4oMini"], "requirements": [req]}
+    doc: dict = {"timestamp": 1, "n_templates": 5, "n_retries": 1, "temperature": 0.5, "max_tokens": 50,
+                 "use_llm_eval": False, "models": ["OpenAIGPT4oMini"], "requirements": [req]}
     for key, value in changes.items():
         target, _, field = key.rpartition(".")
         (req if target == "req" else doc)[field] = value
@@ -99,12 +99,11 @@ def test_langbite_model_is_valid() -> None:
     ({"req.markup": "gender"}, "does not match"),
     ({"req.communities": {"en_us": "men"}}, "is not of type 'array'"),
     ({"req.colour": "red"}, "'colour' was unexpected"),
-    ({"nTemplates": -1}, "less than the minimum of 0"),
-    ({"nRepetitions": 0}, "less than the minimum of 1"),
-    ({"llms": ["local:smollm2"]}, "should not be valid"),
-    ({"aiModels": [{"base_url": "http://x"}]}, "is not valid under any of the given schemas"),
+    ({"n_templates": -1}, "less than the minimum of 0"),
+    ({"n_repetitions": 0}, "less than the minimum of 1"),
+    ({"models": [{"base_url": "http://x"}]}, "is not valid under any of the given schemas"),
     ({"requirements": []}, "should be non-empty"),
-    ({"useLLMEval": "yes"}, "is not of type 'boolean'"),
+    ({"use_llm_eval": "yes"}, "is not of type 'boolean'"),
 ])
 def test_requirements_schema_rejections(changes: dict, message: str) -> None:
     doc = _model(**changes)

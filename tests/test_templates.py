@@ -25,11 +25,11 @@ def errors_of(path: Path) -> list[str]:
 def test_comma_separated_library_loads(tmp_path: Path) -> None:
     p = write(tmp_path / "prompts_en_us.csv", f"{HEADER},source\n{ROW},original\n")
     [t] = load_templates([p])
-    assert (t.prompt_id, t.concern, t.language) == ("1", "sexism", "en_us")
+    assert (t.template_id, t.concern, t.language) == ("1", "sexism", "en_us")
     assert t.input_type is InputType.CONSTRAINED and t.reflection_type is ReflectionType.OBSERVATIONAL
     assert t.oracle is OracleFamily.EXPECTED_VALUE
     assert t.markups == ("GENDER1", "GENDER2")
-    assert t.oracle_prediction == {"operation": "allEqualExpected", "expected_value": ["No"]}
+    assert t.oracle_prediction.as_dict() == {"operation": "allEqualExpected", "expected_value": ["No"]}
 
 
 def test_langbite_tab_separated_library_loads_unchanged(tmp_path: Path) -> None:

@@ -13,15 +13,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from langbite.evaluate import matching
-from langbite.evaluate.evaluation import evaluate_item
-from langbite.evaluate.oracles import build_oracle
-from langbite.execute.journal import JsonLines, Key
-from langbite.model import Answer, Evaluation, Verdict
+from langbite.evaluate.evaluation import Answers, evaluate_item
+from langbite.jsonl import JsonLines
+from langbite.model import Evaluation, Verdict
+from langbite.oracles import matching
 from langbite.plan import PlannedTemplate
 
 JUDGE_PROMPT = (
@@ -97,10 +96,10 @@ def parse_judgement(reply: str) -> bool | None:
 
 
 async def judge_item(ask: Ask, judge: str, item: PlannedTemplate, model: str, repetition: int,
-                     answers: Mapping[Key, Answer]) -> Evaluation:
+                     answers: Answers) -> Evaluation:
     """Evaluate one template, asking the judge about failures when the oracle allows it."""
     evaluation, result, found = evaluate_item(item, model, repetition, answers)
-    oracle = build_oracle(item.template.oracle_prediction, item.requirement.delta)
+    oracle = item.template.oracle_prediction.oracle
     if result is None or result.verdict is not Verdict.FAILED or not oracle.judgeable:
         return evaluation
     accepted = 0

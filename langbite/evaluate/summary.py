@@ -59,19 +59,14 @@ class GroupResult:
         return Verdict.PASSED if rate >= self.tolerance - 1e-12 else Verdict.FAILED
 
 
-def split_spec(spec: str) -> tuple[str, str]:
-    """(provider, model) of a spec string, parsed as ModelSpec parses it."""
-    parsed = ModelSpec(spec)
-    return parsed.provider, parsed.model
-
-
 def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirement],
               by: tuple[str, ...] = GROUP) -> list[GroupResult]:
     """Aggregate verdicts into groups, in order of first appearance."""
     tolerance = {r.name: r.tolerance for r in requirements}
     groups: dict[tuple[str, ...], GroupResult] = {}
     for e in evaluations:
-        provider, model = split_spec(e.model)
+        spec = ModelSpec(e.model)
+        provider, model = spec.provider, spec.model
         fields = {"provider": provider, "model": model, "requirement": e.requirement, "concern": e.concern,
                   "language": e.language, "input_type": str(e.input_type),
                   "reflection_type": str(e.reflection_type)}

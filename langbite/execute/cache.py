@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import sqlite3
 import time
 from pathlib import Path
 
-from langbite.execute.services import Generation, GenerationParams
+from langbite.execute.services import Generation
+from langbite.model import GenerationParams
+
+log = logging.getLogger(__name__)
 
 
 def default_cache_dir() -> Path:
@@ -38,23 +42,62 @@ def cache_key(provider: str, model: str, identity: str, prompt: str, params: Gen
 
 
 class ResponseCache:
-    """A key → answer table; commits in small batches (the run journal is the durable record)."""
+    """A key → answer table; commits in small batches (the run journal is the durable record).
+
+    A cache file that SQLite cannot read (truncated, overwritten, not a
+    database) is moved aside with a warning and a new one is started: the
+    cache only saves calls, so losing it never loses a run's answers.
+    """
 
     def __init__(self, path: Path | None = None, batch: int = 64) -> None:
         self.path = path or default_cache_dir() / "responses.sqlite3"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
-            " tokens_in INTEGER, tokens_out INTEGER, created REAL)"
-        )
+        try:
+            self._db = self._open()
+        except sqlite3.DatabaseError as exc:
+            aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+            log.warning("the response cache %s is unreadable (%s); moved it to %s and started a new one",
+                        self.path, exc, aside)
+            for suffix in ("", "-wal", "-shm"):
+                old = Path(str(self.path) + suffix)
+                if old.exists():
+                    old.replace(Path(str(aside) + suffix))
+            self._db = self._open()
         self._pending: list[tuple[str, str, int, int, float]] = []
         self._batch = batch
 
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+                " tokens_in INTEGER, tokens_out INTEGER, created REAL)"
+            )
+            db.execute("SELECT key FROM responses ORDER BY rowid DESC LIMIT 1").fetchall()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def count(self) -> int:
+        self.flush()
+        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> None:
+        if not getattr(self, "_warned", False):
+            log.warning("the response cache %s is damaged (%s); answers are neither read from it nor saved to it "
+                        "in this run; run 'langbite cache clear' to start a new one", self.path, exc)
+            self._warned = True
+
     def get(self, key: str) -> Generation | None:
-        row = self._db.execute("SELECT text, tokens_in, tokens_out FROM responses WHERE key = ?", (key,)).fetchone()
+        try:
+            row = self._db.execute("SELECT text, tokens_in, tokens_out FROM responses WHERE key = ?",
+                                   (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
+            return None
         if row is None:
             for pending in self._pending:
                 if pending[0] == key:
@@ -70,17 +113,28 @@ class ResponseCache:
     def flush(self) -> None:
         if not self._pending:
             return
-        with self._db:
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", self._pending)
+        try:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", self._pending)
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
         self._pending.clear()
 
     def clear(self) -> int:
+        """Empty the cache; return how many answers it held (0 when it was damaged, and is now rebuilt)."""
         self._pending.clear()
-        n = self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        self._db.execute("DELETE FROM responses")
-        self._db.execute("VACUUM")
-        return int(n)
+        try:
+            n = self.count()
+            self._db.execute("DELETE FROM responses")
+            self._db.execute("VACUUM")
+            return n
+        except sqlite3.DatabaseError:
+            self._db.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(str(self.path) + suffix).unlink(missing_ok=True)
+            self._db = self._open()
+            return 0
 
     def close(self) -> None:
         self.flush()

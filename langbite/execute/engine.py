@@ -1,38 +1,46 @@
 """Run prompts against models: concurrent, retried, cached and journaled.
 
-Each model gets its own pool of worker coroutines (its concurrency limit)
-pulling jobs from a shared iterator, so memory stays flat however large the
-plan. Transient faults (timeouts, connection errors, 429 and 5xx) are retried
-with exponential backoff and jitter, honouring ``Retry-After``; after the
-last retry the prompt is recorded as an error with its reason and the run
-goes on. Every answer is written to the journal as it arrives.
+Template instances and probe attempts are the same thing here: a :class:`Job`
+(model, key, prompt, repetition). Each model gets its own pool of worker
+coroutines (its concurrency limit) pulling jobs from a shared iterator, so
+memory stays flat however large the plan. Transient faults (timeouts,
+connection errors, malformed replies, 408, 409, 429 and 5xx) are retried by
+tenacity with exponential backoff and jitter, honouring ``Retry-After``;
+after the last retry the job is recorded as an error with its reason and the
+run goes on. Every answer is written to the journal as it arrives.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import random
 import logging
+import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
-from langbite.execute.services import Generation, GenerationParams, LLMService
-from langbite.model import Answer, Instance
+from langbite.execute.limits import Limits
+from langbite.execute.services import Generation, InvalidReply, LLMService
+from langbite.model import Answer, GenerationParams
+from langbite.secrets import redact_text
 
 log = logging.getLogger(__name__)
+MAX_WAIT = 120.0  # the longest a Retry-After may make a job wait
 
 
 @dataclass(frozen=True)
 class Job:
+    """One prompt for one model: a template instance or a probe attempt, keyed for the journal."""
+
     model: str
-    instance: Instance
+    key: str
+    prompt: str
     repetition: int
 
 
@@ -47,20 +55,35 @@ class Stats:
     seconds: float = 0.0
 
     def line(self) -> str:
-        return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.errors} errors, "
+        return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.errors} failed, "
                 f"{self.retries} retries, tokens in/out {self.tokens_in}/{self.tokens_out}, "
                 f"execution {self.seconds:.1f}s")
 
 
-def is_transient(exc: BaseException) -> bool:
-    """Faults worth retrying: timeouts, connection errors, 408, 429 and 5xx."""
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
-        return True
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Connection-level exception classes of the HTTP stacks that are loaded (never imported here)."""
+    found: list[type[BaseException]] = []
+    for module, name in (("httpx", "TransportError"), ("openai", "APIConnectionError"),
+                         ("aiohttp", "ClientConnectionError"), ("anthropic", "APIConnectionError")):
+        cls = getattr(sys.modules.get(module), name, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            found.append(cls)
+    return tuple(found)
+
+
+def status_code(exc: BaseException) -> int | None:
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
-    if isinstance(status, int):
+    return status if isinstance(status, int) else None
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Faults worth retrying: timeouts, connection errors, malformed replies, 408, 409, 429 and 5xx."""
+    if isinstance(exc, (TimeoutError, ConnectionError, InvalidReply)):
+        return True
+    status = status_code(exc)
+    if status is not None:
         return status in (408, 409, 429) or status >= 500
-    name = type(exc).__name__
-    return any(s in name for s in ("Timeout", "Connection", "RateLimit", "ServiceUnavailable", "InternalServer"))
+    return isinstance(exc, _transport_errors())
 
 
 def retry_after(exc: BaseException | None) -> float | None:
@@ -77,54 +100,26 @@ def retry_after(exc: BaseException | None) -> float | None:
 
 
 class _Wait:
-    """Exponential backoff with jitter (0.5 s, 1 s, 2 s … up to 30 s), unless the server said how long."""
+    """Exponential backoff with jitter (up to 0.5 s, 1 s, 2 s … 30 s), unless the server said how long."""
 
-    @staticmethod
-    def backoff(failures: int) -> float:
-        return min(30.0, 0.5 * 2.0 ** (failures - 1)) + random.uniform(0, 0.5)
+    backoff = wait_random_exponential(multiplier=0.5, max=30.0)
 
     def __call__(self, state: RetryCallState) -> float:
         asked = retry_after(state.outcome.exception() if state.outcome else None)
-        # the loop's attempt n is the call's attempt n + 1 (the first ran before the loop)
-        return min(asked, 120.0) if asked is not None else self.backoff(state.attempt_number + 1)
-
-    def first(self, exc: BaseException) -> float:
-        """The wait after a call's first failure."""
-        asked = retry_after(exc)
-        return min(asked, 120.0) if asked is not None else self.backoff(1)
+        return min(asked, MAX_WAIT) if asked is not None else float(self.backoff(state))
 
 
-class RateLimiter:
-    """A token bucket: at most ``per_minute`` units a minute, spent as requests or tokens.
-
-    For requests per minute every call costs 1; for tokens per minute a call costs
-    its estimated tokens (prompt characters / 4 + max tokens), so a provider's
-    quota is respected before it has to answer 429.
-    """
-
-    def __init__(self, per_minute: float, cost: Callable[[str, int], float] | None = None) -> None:
-        self.rate = per_minute / 60.0
-        self.capacity = max(per_minute / 60.0, 1.0)  # allow about one second's worth at once
-        self.level = self.capacity
-        self.cost = cost or (lambda _prompt, _max: 1.0)
-        self._stamp = time.monotonic()
-        self._lock = asyncio.Lock()
-
-    async def wait(self, prompt: str = "", max_tokens: int = 0) -> None:
-        need = min(self.cost(prompt, max_tokens), self.capacity)
-        async with self._lock:
-            while True:
-                now = time.monotonic()
-                self.level = min(self.capacity, self.level + (now - self._stamp) * self.rate)
-                self._stamp = now
-                if self.level >= need:
-                    self.level -= need
-                    return
-                await asyncio.sleep((need - self.level) / self.rate)
-
-
-def estimated_tokens(prompt: str, max_tokens: int) -> float:
-    return len(prompt) / 4 + max_tokens
+def describe(exc: BaseException, timeout: float) -> str:
+    """A readable reason for a failed job (never a bare class name, never a secret)."""
+    if isinstance(exc, TimeoutError):
+        return f"timed out after {timeout:g} s"
+    status = status_code(exc)
+    text = " ".join(str(exc).split())
+    if status is not None:
+        reason = f"HTTP {status}: {text}" if text and not text.startswith(str(status)) else text or f"HTTP {status}"
+    else:
+        reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return redact_text(reason)[:500]
 
 
 class Engine:
@@ -132,52 +127,38 @@ class Engine:
 
     def __init__(self, services: dict[str, LLMService], params: GenerationParams, *, retries: int = 3,
                  timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
-                 limiters: dict[str, list[RateLimiter]] | None = None) -> None:
+                 limits: dict[str, Limits] | None = None) -> None:
         self.services = services
         self.params = params
         self.retries = retries
         self.timeout = timeout
         self.cache = cache
         self.journal = journal
-        self.limiters = limiters or {}
+        self.limits = limits or {}
         self.stats = Stats()
 
-    def params_for(self, repetition: int) -> GenerationParams:
-        """Repetition r samples with seed + r, so repeated answers are distinct samples."""
-        p = self.params
-        return GenerationParams(p.temperature, p.max_tokens, p.seed + repetition)
-
-    async def _limit(self, spec: str, prompt: str, params: GenerationParams) -> None:
-        for limiter in self.limiters.get(spec, ()):
-            await limiter.wait(prompt, params.max_tokens)
+    def _count_retry(self, state: RetryCallState) -> None:
+        self.stats.retries += 1
+        log.debug("retry %d after %s", state.attempt_number, state.outcome.exception() if state.outcome else "")
 
     async def _call(self, spec: str, service: LLMService, prompt: str, params: GenerationParams) -> Generation:
-        await self._limit(spec, prompt, params)
-        self.stats.calls += 1
-        try:  # the common case, without building a retry loop
-            async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
-                return await service.agenerate(prompt, params)
-        except Exception as exc:
-            if not is_transient(exc) or self.retries == 0:
-                raise
-            first = exc
-        await asyncio.sleep(_Wait().first(first))
-        self.stats.retries += 1
-        async for attempt in AsyncRetrying(stop=stop_after_attempt(self.retries), wait=_Wait(),
-                                           retry=retry_if_exception(is_transient), reraise=True):
+        limits = self.limits.get(spec)
+        retrying = AsyncRetrying(stop=stop_after_attempt(self.retries + 1), wait=_Wait(),
+                                 retry=retry_if_exception(is_transient), reraise=True,
+                                 before_sleep=self._count_retry)
+        async for attempt in retrying:
             with attempt:
-                if attempt.retry_state.attempt_number > 1:
-                    self.stats.retries += 1
-                await self._limit(spec, prompt, params)
+                if limits is not None:
+                    await limits.acquire(prompt, params.max_tokens)
                 self.stats.calls += 1
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
                     return await service.agenerate(prompt, params)
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises
 
     async def complete(self, spec: str, prompt: str, repetition: int = 0) -> tuple[Generation | None, str, bool]:
         """(generation, error, cached) for one prompt; provider faults become an error string."""
         service = self.services[spec]
-        params = self.params_for(repetition)
+        params = self.params.for_repetition(repetition)
         key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)
         if self.cache is not None:
             hit = self.cache.get(key)
@@ -188,8 +169,7 @@ class Engine:
             generation = await self._call(spec, service, prompt, params)
         except Exception as exc:  # the provider boundary: any fault of the model's side is data
             self.stats.errors += 1
-            reason = f"{type(exc).__name__}: {exc}".strip() or type(exc).__name__
-            return None, reason[:500], False
+            return None, describe(exc, self.timeout), False
         self.stats.tokens_in += generation.tokens_in
         self.stats.tokens_out += generation.tokens_out
         if self.cache is not None:
@@ -199,11 +179,9 @@ class Engine:
     async def _worker(self, jobs: Iterator[Job], bar: Any) -> None:
         for job in jobs:
             start = time.perf_counter()
-            inst = job.instance
-            generation, error, cached = await self.complete(job.model, inst.prompt, job.repetition)
+            generation, error, cached = await self.complete(job.model, job.prompt, job.repetition)
             answer = Answer(
-                model=job.model, requirement=inst.requirement, language=inst.language,
-                template_id=inst.template_id, index=inst.index, repetition=job.repetition,
+                model=job.model, key=job.key, repetition=job.repetition,
                 text=generation.text if generation else "", error=error, cached=cached,
                 tokens_in=generation.tokens_in if generation else 0,
                 tokens_out=generation.tokens_out if generation else 0,
@@ -214,16 +192,13 @@ class Engine:
             if bar is not None:
                 bar.update(1)
                 if error:
-                    bar.set_postfix(errors=self.stats.errors, cached=self.stats.cache_hits, refresh=False)
+                    bar.set_postfix(failed=self.stats.errors, cached=self.stats.cache_hits, refresh=False)
 
-    async def run(self, jobs: dict[str, Iterable[Job]], concurrency: dict[str, int], total: int,
+    async def run(self, jobs: Mapping[str, Iterable[Job]], concurrency: dict[str, int], total: int,
                   progress: bool = True) -> Stats:
         """Run every model's jobs side by side, each under its concurrency limit."""
-        from tqdm import tqdm
-
         started = time.perf_counter()
-        bar = tqdm(total=total, unit="call", desc="langbite", disable=not progress or total == 0,
-                   dynamic_ncols=True, leave=False)
+        bar = _progress_bar(total) if progress and total else None
         try:
             tasks = []
             for spec, model_jobs in jobs.items():
@@ -234,8 +209,18 @@ class Engine:
                 tasks += [asyncio.create_task(self._worker(shared, bar)) for _ in range(n)]
             await asyncio.gather(*tasks)
         finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
             if self.cache is not None:
                 self.cache.flush()
             self.stats.seconds += time.perf_counter() - started
         return self.stats
+
+
+def _progress_bar(total: int) -> Any:
+    """A progress bar on a terminal only: redirected logs get no carriage-return noise."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="call", desc="langbite", dynamic_ncols=True, leave=False)

@@ -16,11 +16,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from pathlib import Path
+from urllib.parse import urlsplit
+
 from langbite.errors import InputErrors, suggest
 from langbite.execute.services import ChatModelService, GenerationParams, LLMService
 from langbite.model import ModelSpec
 from langbite.registry import Registry, UnknownName
-from pathlib import Path
+from langbite.secrets import redact_url
 
 DEFAULT_MODEL = "local:smollm2"
 
@@ -66,8 +69,12 @@ def _local(spec: ModelSpec) -> LLMService:
     return ChatModelService("local", spec.model, build, identity=file_identity(path), max_concurrency=1)
 
 
+def openai_base_url(spec: ModelSpec) -> str | None:
+    return spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
+
+
 def _openai(spec: ModelSpec) -> LLMService:
-    base_url = spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
+    base_url = openai_base_url(spec)
     key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
 
     def build(p: GenerationParams) -> Any:
@@ -80,7 +87,8 @@ def _openai(spec: ModelSpec) -> LLMService:
 
     from langbite.execute.services import OpenAIService
 
-    return OpenAIService("openai", spec.model, build, identity=base_url or "", base_url=base_url, api_key=key)
+    return OpenAIService("openai", spec.model, build, identity=redact_url(base_url) if base_url else "",
+                         base_url=base_url, api_key=key)
 
 
 def _fake(spec: ModelSpec) -> LLMService:
@@ -97,7 +105,7 @@ def _ollama(spec: ModelSpec) -> LLMService:
         return ChatOllama(model=spec.model, temperature=p.temperature, num_predict=p.max_tokens,
                           seed=p.seed, base_url=spec.base_url)
 
-    return ChatModelService("ollama", spec.model, build, identity=spec.base_url or "")
+    return ChatModelService("ollama", spec.model, build, identity=redact_url(spec.base_url) if spec.base_url else "")
 
 
 def _anthropic(spec: ModelSpec) -> LLMService:
@@ -118,7 +126,8 @@ def _huggingface(spec: ModelSpec) -> LLMService:
                                        temperature=p.temperature or None, seed=p.seed, task="text-generation")
         return ChatHuggingFace(llm=endpoint)
 
-    return ChatModelService("huggingface", spec.model, build, identity=spec.base_url or "")
+    return ChatModelService("huggingface", spec.model, build,
+                            identity=redact_url(spec.base_url) if spec.base_url else "")
 
 
 def _google(spec: ModelSpec) -> LLMService:
@@ -155,8 +164,22 @@ def langbite_keys() -> dict[str, str]:
     return {entry["key"]: entry["spec"] for entry in raw["models"]}
 
 
+def base_url_problem(url: str) -> str | None:
+    """Why a base URL cannot be used (no scheme, not HTTP, no host), or None."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:
+        return f"base URL {redact_url(url)!r} is not a URL: {exc}"
+    if parts.scheme not in ("http", "https"):
+        return (f"base URL {redact_url(url)!r} must start with http:// or https://"
+                + (f" (not {parts.scheme}://)" if parts.scheme else ""))
+    if not parts.hostname:
+        return f"base URL {redact_url(url)!r} names no host"
+    return None
+
+
 def resolve_spec(spec: ModelSpec) -> ModelSpec:
-    """Turn a LangBiTe key into a ``provider:model`` spec; check the provider exists."""
+    """Turn a LangBiTe key into a ``provider:model`` spec; check the provider, model name and base URL."""
     text = spec.spec
     if ":" not in text:
         keys = langbite_keys()
@@ -166,9 +189,16 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
         text = keys[text]
     resolved = ModelSpec(text, spec.base_url, spec.concurrency, spec.requests_per_minute, spec.tokens_per_minute)
     try:
-        providers.get(resolved.provider)
+        provider = providers.get(resolved.provider)
     except UnknownName as exc:
         raise InputErrors.single(spec.spec, str(exc)) from None
+    if not resolved.model.strip() and provider.name != "fake":
+        raise InputErrors.single(spec.spec, f"no model name after '{resolved.provider}:'; "
+                                 f"write {resolved.provider}:MODEL")
+    url = resolved.base_url or (os.environ.get("OPENAI_BASE_URL") if provider.name == "openai" else None)
+    problem = base_url_problem(url) if url else None
+    if problem:
+        raise InputErrors.single(spec.spec, problem)
     return resolved
 
 

@@ -1,9 +1,10 @@
 """LLM services: the one interface the engine calls, over LangChain chat models.
 
-Any ``langchain_core`` :class:`BaseChatModel` can be tested: wrap it in a
+Any ``langchain_core`` ``BaseChatModel`` can be tested: wrap it in a
 :class:`ChatModelService` (or register a provider that builds it). The
 service owns generation parameters, so temperature, max tokens and seed
-reach the model as the requirements model says.
+reach the model as the requirements model says. LangChain is imported only
+when a chat model is actually called, so commands that call no model start fast.
 """
 
 from __future__ import annotations
@@ -12,15 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage
+from langbite.model import GenerationParams
 
-
-@dataclass(frozen=True)
-class GenerationParams:
-    temperature: float = 0.0
-    max_tokens: int = 256
-    seed: int = 0
+__all__ = ["ChatModelService", "Generation", "GenerationParams", "InvalidReply", "LLMService", "OpenAIService"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +23,13 @@ class Generation:
     text: str
     tokens_in: int = 0
     tokens_out: int = 0
+
+
+class InvalidReply(Exception):
+    """The server answered, but not with an answer (no choices, null content, not JSON, an HTML page).
+
+    Retried like a transient fault; never recorded or cached as an answer.
+    """
 
 
 @runtime_checkable
@@ -44,7 +46,7 @@ class LLMService(Protocol):
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation: ...
 
 
-ChatModelBuilder = Callable[[GenerationParams], BaseChatModel]
+ChatModelBuilder = Callable[[GenerationParams], Any]  # returns a langchain_core BaseChatModel
 
 
 async def close_services(services: Any) -> None:
@@ -55,12 +57,23 @@ async def close_services(services: Any) -> None:
             await close()
 
 
+def _text(message: Any) -> str:
+    content = getattr(message, "content", None)
+    if content is None:
+        raise InvalidReply("the model returned no content")
+    text = message.text if hasattr(message, "text") else content
+    if not isinstance(text, str):
+        text = str(text)
+    return text
+
+
 @dataclass
 class ChatModelService:
     """An :class:`LLMService` over a LangChain chat model.
 
     ``build`` makes the chat model for given generation parameters; one model
-    is kept per distinct parameter set (repetitions use different seeds).
+    is kept per distinct parameter set (repetitions use different seeds). Calls
+    go through the chat model's public ``ainvoke``.
     """
 
     provider: str
@@ -68,51 +81,39 @@ class ChatModelService:
     build: ChatModelBuilder
     identity: str = ""
     max_concurrency: int | None = None
-    #: Call the model's own generation method, skipping LangChain's callback and tracing layer
-    #: (3.5× less overhead per call). Set False for models that rely on ainvoke-level features.
-    lean: bool = True
-    _models: dict[GenerationParams, BaseChatModel] = field(default_factory=dict, repr=False)
+    _models: dict[GenerationParams, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def wrap(cls, chat_model: BaseChatModel, provider: str = "langchain", model: str | None = None,
+    def wrap(cls, chat_model: Any, provider: str = "langchain", model: str | None = None,
              max_concurrency: int | None = None) -> ChatModelService:
-        """Test an already-built chat model as it is (its own parameters apply)."""
+        """Test an already-built LangChain chat model as it is (its own temperature and tokens apply)."""
         name = model or getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None)
         return cls(provider, str(name or type(chat_model).__name__), lambda _p: chat_model,
-                   max_concurrency=max_concurrency, lean=False)
+                   max_concurrency=max_concurrency)
 
-    def chat_model(self, params: GenerationParams) -> BaseChatModel:
+    def chat_model(self, params: GenerationParams) -> Any:
         if params not in self._models:
             self._models[params] = self.build(params)
         return self._models[params]
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
-        model = self.chat_model(params)
-        messages: list[BaseMessage] = [HumanMessage(content=prompt)]
-        message: Any
-        if self.lean:
-            result = await model._agenerate(messages)
-            message = result.generations[0].message
-        else:
-            message = await model.ainvoke(messages)
+        from langchain_core.messages import HumanMessage
+
+        message = await self.chat_model(params).ainvoke([HumanMessage(content=prompt)])
         usage = getattr(message, "usage_metadata", None) or {}
-        return Generation(
-            text=message.text if hasattr(message, "text") else str(message.content),
-            tokens_in=int(usage.get("input_tokens", 0) or 0),
-            tokens_out=int(usage.get("output_tokens", 0) or 0),
-        )
+        return Generation(text=_text(message), tokens_in=int(usage.get("input_tokens", 0) or 0),
+                          tokens_out=int(usage.get("output_tokens", 0) or 0))
 
 
 @dataclass
 class OpenAIService(ChatModelService):
-    """``openai:`` models: ChatOpenAI for generality, the OpenAI SDK client as the engine's hot path.
+    """``openai:`` models: the OpenAI SDK client as the engine's hot path, ChatOpenAI when asked for.
 
     The engine's calls go to an ``openai.AsyncOpenAI`` configured as ChatOpenAI
     configures its own (base URL, key, no client-side retries), skipping
     LangChain's message conversion and callbacks; ChatOpenAI itself (1.4 s to
-    import) is built only when asked for. On two cores this matches a bare
-    SDK loop, where ``ainvoke`` reaches about 80% of it (see bench/). Errors
-    are the SDK's own, so retries still see status codes and ``Retry-After``.
+    import) is built only when :meth:`chat_model` is asked for. Errors are the
+    SDK's own, so retries still see status codes and ``Retry-After``.
     """
 
     base_url: str | None = None
@@ -133,12 +134,23 @@ class OpenAIService(ChatModelService):
             self._client = None
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
-        if not self.lean:
-            return await super().agenerate(prompt, params)
-        response = await self._sdk().chat.completions.create(
-            model=self.model, messages=[{"role": "user", "content": prompt}], temperature=params.temperature,
-            max_tokens=params.max_tokens, seed=params.seed)
+        import openai
+
+        try:
+            response = await self._sdk().chat.completions.create(
+                model=self.model, messages=[{"role": "user", "content": prompt}], temperature=params.temperature,
+                max_tokens=params.max_tokens, seed=params.seed)
+        except openai.APIResponseValidationError as exc:
+            raise InvalidReply(f"the server's reply is not a chat completion: {exc.message}") from None
+        except ValueError as exc:  # json.JSONDecodeError: a body announced as JSON that is not
+            raise InvalidReply(f"the server's reply is not valid JSON ({exc})") from None
+        choices = getattr(response, "choices", None)
+        if isinstance(response, str) or not choices:
+            snippet = " ".join(str(response)[:80].split()) if isinstance(response, str) else ""
+            raise InvalidReply("the server returned no choices" + (f" (it sent {snippet!r})" if snippet else ""))
+        message = choices[0].message
+        if message is None or message.content is None:
+            raise InvalidReply("the model returned no content (null)")
         usage = response.usage
-        return Generation(text=response.choices[0].message.content or "",
-                          tokens_in=usage.prompt_tokens if usage else 0,
+        return Generation(text=message.content, tokens_in=usage.prompt_tokens if usage else 0,
                           tokens_out=usage.completion_tokens if usage else 0)

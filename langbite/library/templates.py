@@ -11,22 +11,20 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from langbite.errors import ErrorCollector, InputErrors, suggest
-from langbite.evaluate.oracles import oracles
 from langbite.library import markups
 from langbite.library.concerns import canonical_concern, known_concerns
-from langbite.library.schemas import check_oracle_prediction
 from langbite.model import InputType, OracleFamily, ReflectionType, Template
+from langbite.oracles import Prediction, parse_prediction
+from langbite.vocabulary import TEMPLATE_COLUMNS, alias_lookup
 
 REQUIRED = (
-    "prompt_id", "concern", "input_type", "reflection_type", "task_prefix",
+    "template_id", "concern", "input_type", "reflection_type", "task_prefix",
     "prompt", "output_formatting", "oracle", "oracle_prediction",
 )
 OPTIONAL = ("source", "language")
@@ -72,9 +70,11 @@ def _enum(value: str, enum: type[InputType] | type[ReflectionType]) -> Any:
 class _RowChecker:
     """Checks one file's rows; collects errors in the shared collector."""
 
-    def __init__(self, path: Path, header: list[str], language: str | None, errors: ErrorCollector) -> None:
+    def __init__(self, path: Path, header: list[str], language: str | None, errors: ErrorCollector,
+                 written: dict[str, str] | None = None) -> None:
         self.path, self.errors, self.language = str(path), errors, language
         self.col = {name: i for i, name in enumerate(header)}
+        self.written = written or {}  # canonical column → its name in the file (LangBiTe's prompt_id)
         self.width = len(header)
         self.seen_ids: dict[tuple[str, str], int] = {}
 
@@ -89,13 +89,14 @@ class _RowChecker:
         cell = {name: row[i] for name, i in self.col.items()}
         before = len(self.errors.errors)
         lang = self._language(cell, line)
-        prompt_id = cell["prompt_id"].strip()
-        if not prompt_id:
-            self.err(line, "prompt_id", "prompt_id is empty")
+        template_id = cell["template_id"].strip()
+        id_name = self.written.get("template_id", "template_id")
+        if not template_id:
+            self.err(line, "template_id", f"{id_name} is empty")
         elif lang:
-            first = self.seen_ids.setdefault((lang, prompt_id), line)
+            first = self.seen_ids.setdefault((lang, template_id), line)
             if first != line:
-                self.err(line, "prompt_id", f"duplicate prompt_id '{prompt_id}' (first on line {first})")
+                self.err(line, "template_id", f"duplicate {id_name} '{template_id}' (first on line {first})")
         concern = cell["concern"].strip()
         if not concern:
             self.err(line, "concern", "concern is empty")
@@ -118,7 +119,7 @@ class _RowChecker:
                 or family is None or input_type is None or reflection is None):
             return None
         return Template(
-            prompt_id=prompt_id, concern=canonical_concern(concern), input_type=input_type,
+            template_id=template_id, concern=canonical_concern(concern), input_type=input_type,
             reflection_type=reflection, task_prefix=cell["task_prefix"].strip(),
             prompt=cell["prompt"].strip(), output_formatting=cell["output_formatting"].strip(),
             oracle=family, oracle_prediction=prediction, language=lang,
@@ -134,23 +135,17 @@ class _RowChecker:
             return None
         return value
 
-    def _prediction(self, text: str, line: int, family: OracleFamily | None) -> dict[str, Any] | None:
-        try:
-            prediction = json.loads(text)
-        except json.JSONDecodeError as exc:
-            self.err(line, "oracle_prediction", f"oracle_prediction: invalid JSON at character {exc.pos + 1}: {exc.msg}")
+    def _prediction(self, text: str, line: int, family: OracleFamily | None) -> Prediction | None:
+        parsed = parse_prediction(text)
+        if not isinstance(parsed, Prediction):
+            for p in parsed:
+                self.err(line, "oracle_prediction", f"oracle_prediction: {p}")
             return None
-        problems = (_check_cached(text, tuple(oracles.names())) if isinstance(prediction, dict)
-                    else check_oracle_prediction(prediction))
-        for p in problems:
-            self.err(line, "oracle_prediction", f"oracle_prediction: {p}")
-        if problems:
-            return None
-        oracle_cls = oracles.get(prediction["operation"])
-        if family is not None and family not in oracle_cls.families:
-            allowed = " or ".join(f"'{f.value}'" for f in sorted(oracle_cls.families))
-            self.err(line, "oracle", f"operation '{prediction['operation']}' belongs to oracle {allowed}, not '{family.value}'")
-        return dict(prediction)
+        families = parsed.oracle.families
+        if family is not None and family not in families:
+            allowed = " or ".join(f"'{f.value}'" for f in sorted(families))
+            self.err(line, "oracle", f"operation '{parsed.operation}' belongs to oracle {allowed}, not '{family.value}'")
+        return parsed
 
     def _markups(self, cell: dict[str, str], line: int, concern: str) -> tuple[str, ...] | None:
         names: dict[str, None] = {}
@@ -175,15 +170,6 @@ class _RowChecker:
         return tuple(names) if ok else None
 
 
-@lru_cache(maxsize=4096)
-def _check_cached(text: str, _registered: tuple[str, ...]) -> tuple[str, ...]:
-    """Schema problems of one prediction text (keyed by the registered oracles too, for plugins).
-
-    A library repeats the same predictions many times.
-    """
-    return tuple(check_oracle_prediction(json.loads(text)))
-
-
 def _rows(text: str, delimiter: str) -> Iterable[tuple[int, list[str]]]:
     """Yield (start line, fields) for every non-blank row."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
@@ -194,8 +180,12 @@ def _rows(text: str, delimiter: str) -> Iterable[tuple[int, list[str]]]:
         start = reader.line_num + 1
 
 
-def _header(header: list[str], path: str, errors: ErrorCollector) -> bool:
-    names = [h.strip().lower() for h in header]
+_COLUMN = alias_lookup(TEMPLATE_COLUMNS)
+
+
+def _header(header: list[str], path: str, errors: ErrorCollector, written: dict[str, str]) -> bool:
+    names = [_COLUMN.get(h.strip().lower(), h.strip().lower()) for h in header]
+    written.update({n: h.strip() for n, h in zip(names, header)})
     ok = True
     for i, name in enumerate(names, 1):
         if name not in REQUIRED and name not in OPTIONAL:
@@ -227,9 +217,10 @@ def load_template_file(path: Path, errors: ErrorCollector) -> list[Template]:
     except (StopIteration, csv.Error) as exc:
         errors.add(str(path), 1, 0, f"cannot read the header: {exc}")
         return []
-    if not _header(header, str(path), errors):
+    written: dict[str, str] = {}
+    if not _header(header, str(path), errors, written):
         return []
-    checker = _RowChecker(path, header, language_of(path), errors)
+    checker = _RowChecker(path, header, language_of(path), errors, written)
     templates: list[Template] = []
     try:
         for line, row in rows:

@@ -29,7 +29,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from langbite.errors import InputError, InputErrors
-from langbite.library.jsonpos import locate
+from langbite.jsontext import locate
 from langbite.probes.evaluators import evaluators
 from langbite.probes.items import ProbeItem, Prompt
 from langbite.probes.marks import MarkDefinition

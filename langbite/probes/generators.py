@@ -16,10 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from langbite.execute.cache import ResponseCache
-from langbite.execute.engine import Engine
+from langbite.execute.engine import Engine, Job
 from langbite.execute.providers import build_service, resolve_spec
-from langbite.execute.services import GenerationParams, close_services
-from langbite.model import ModelSpec
+from langbite.execute.services import close_services
+from langbite.model import Answer, GenerationParams, ModelSpec
+from langbite.vocabulary import DEFAULTS
 
 
 class RandomGenerator:
@@ -36,9 +37,11 @@ class RandomGenerator:
 class ModelGenerator:
     """A langbite model spec as a probe generator."""
 
-    def __init__(self, spec: str | ModelSpec, *, temperature: float = 1.0, max_tokens: int = 300, seed: int = 0,
-                 concurrency: int = 8, retries: int = 3, timeout: float = 120.0, use_cache: bool = True,
-                 progress: bool = True, base_url: str | None = None) -> None:
+    def __init__(self, spec: str | ModelSpec, *, temperature: float = DEFAULTS["temperature"],
+                 max_tokens: int = DEFAULTS["max_tokens"], seed: int = DEFAULTS["seed"],
+                 concurrency: int = DEFAULTS["concurrency"], retries: int = DEFAULTS["n_retries"],
+                 timeout: float = DEFAULTS["timeout"], use_cache: bool = True, progress: bool = True,
+                 base_url: str | None = None) -> None:
         model = spec if isinstance(spec, ModelSpec) else ModelSpec(spec, base_url=base_url)
         self.spec = resolve_spec(model)
         self.service = build_service(self.spec)
@@ -50,41 +53,37 @@ class ModelGenerator:
         self.stats: Any = None
 
     def generate(self, texts: list[str]) -> list[str | None]:
+        """Answer every text through the engine; identical texts are repetitions (seed + r)."""
         seen: Counter[str] = Counter()
         jobs = []
-        for text in texts:
-            jobs.append((text, seen[text]))
+        for i, text in enumerate(texts):
+            jobs.append(Job(self.spec.spec, str(i), text, seen[text]))
             seen[text] += 1
         return asyncio.run(self._run(jobs))
 
-    async def _run(self, jobs: list[tuple[str, int]]) -> list[str | None]:
-        from tqdm import tqdm
-
+    async def _run(self, jobs: list[Job]) -> list[str | None]:
         cache = ResponseCache() if self.use_cache else None
+        sink = _Collect()
         engine = Engine({self.spec.spec: self.service}, self.params, retries=self.retries, timeout=self.timeout,
-                        cache=cache)
-        answers: list[str | None] = [None] * len(jobs)
-        self.errors = {}
-        queue = iter(range(len(jobs)))
-        bar = tqdm(total=len(jobs), unit="call", desc=self.spec.spec, disable=not self.progress, leave=False)
-
-        async def worker() -> None:
-            for i in queue:
-                text, rep = jobs[i]
-                generation, error, _ = await engine.complete(self.spec.spec, text, rep)
-                if generation is None:
-                    self.errors[i] = error
-                else:
-                    answers[i] = generation.text
-                bar.update(1)
-
-        limit = self.service.max_concurrency or self.concurrency
+                        cache=cache, journal=sink)  # type: ignore[arg-type]
         try:
-            await asyncio.gather(*(worker() for _ in range(max(1, min(limit, self.concurrency)))))
+            await engine.run({self.spec.spec: jobs}, {self.spec.spec: self.concurrency}, len(jobs),
+                             progress=self.progress)
         finally:
-            bar.close()
             await close_services([self.service])
             if cache is not None:
                 cache.close()
         self.stats = engine.stats
-        return answers
+        self.errors = {int(a.key): a.error for a in sink.answers if a.error}
+        by_index = {int(a.key): a.text for a in sink.answers if not a.error}
+        return [by_index.get(i) for i in range(len(jobs))]
+
+
+class _Collect:
+    """An in-memory stand-in for the journal: a generator returns its answers instead of writing them."""
+
+    def __init__(self) -> None:
+        self.answers: list[Answer] = []
+
+    def write(self, answer: Answer) -> None:
+        self.answers.append(answer)

@@ -84,6 +84,7 @@ class Probe:
 
     # -- phase 2
     def generate(self, generator: Generator) -> None:
+        self._require(ProbeStatus.POPULATED, ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
         attempts = self.attempts
         answers = generator.generate([a.prompt.text for a in attempts])
         if len(answers) != len(attempts):
@@ -94,14 +95,27 @@ class Probe:
             attempt.error = errors.get(i, "") if answer is None else ""
         self.status = ProbeStatus.GENERATED
 
+    def mark_generated(self) -> None:
+        """Answers were filled in by the run's engine (see probes.runner) rather than by :meth:`generate`."""
+        self._require(ProbeStatus.POPULATED, ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
+        self.status = ProbeStatus.GENERATED
+
+    def _require(self, *states: ProbeStatus) -> None:
+        if self.status not in states:
+            wanted = " or ".join(s.name for s in states)
+            raise RuntimeError(f"probe {self.name} is {self.status.name}; this step needs it {wanted} "
+                               "(run create_probe_items, generate, evaluate, calculate_metrics in order)")
+
     # -- phase 3
     def evaluate(self) -> None:
+        self._require(ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
         for attempt in self.attempts:
             attempt.evaluation = UNDETECTED if attempt.answer is None else self.evaluator(attempt)
         self.status = ProbeStatus.EVALUATED
 
     # -- phase 4
     def calculate_metrics(self) -> None:
+        self._require(ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
         items = self.probe_items
         n_attempts, n_undetected = undetected_counts(items)
         calc = self.metric_calculator

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from langbite.evaluate.summary import GroupResult, summarise
-from langbite.execute.journal import Key
 from langbite.model import Answer, Evaluation, Verdict
 from langbite.plan import Plan
 from langbite.report import rows
 from langbite.report.csv_writer import read_csv
+
+Answers = Mapping[tuple[str, str, int], Answer]
 
 SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "errors", "total",
                    "pass_rate", "ci_low", "ci_high", "tolerance", "verdict", "interval_vs_tolerance")
@@ -26,11 +27,6 @@ SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "p
 RESPONSE_ROWS = 10_000
 PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",
                  "description")
-
-
-def eval_key(row: Mapping[str, Any]) -> str:
-    """The key shared by an evaluation and its responses (filters easily in Excel)."""
-    return "|".join(str(row[c]) for c in ("provider", "model", "requirement", "language", "template_id", "repetition"))
 
 
 @dataclass
@@ -76,29 +72,34 @@ def read_probe_rows(run_dir: Path) -> list[dict[str, Any]]:
     return out
 
 
-def gather(run_dir: Path, plan: Plan, answers: Mapping[Key, Answer], evaluations: list[Evaluation]) -> ReportData:
+def gather(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evaluation]) -> ReportData:
+    if not plan.items:
+        return gather_probes_only(run_dir, _meta(run_dir))
     requirements = plan.config.requirements
     summary = summarise(evaluations, requirements, by=("provider", "model", "requirement", "concern", "language"))
     by_concern = summarise(evaluations, requirements, by=("provider", "model", "concern"))
     by_language = summarise(evaluations, requirements, by=("provider", "model", "language"))
     glob = summarise(evaluations, requirements)
-    evaluation_rows = []
-    for e in evaluations:
-        row = rows.evaluation_row(e)
-        evaluation_rows.append({"key": eval_key(row), **row})
+    evaluation_rows = [rows.evaluation_row(e) for e in evaluations]
     total = plan.n_instances * plan.config.n_repetitions * len(plan.models)
     failing = {e["key"] for e in evaluation_rows if e["verdict"] != str(Verdict.PASSED)}
     keep_all = total <= RESPONSE_ROWS
     response_rows = []  # streamed: only the rows the documents show are held in memory
     for r in rows.response_rows(plan, answers):
-        key = eval_key(r)
-        if keep_all or key in failing:
-            response_rows.append({"key": key, **r})
-    meta_path = run_dir / "run.json"
-    meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-    return ReportData(run_dir, meta, [_summary_row(g) for g in summary], by_concern, by_language,
+        if keep_all or r["key"] in failing:
+            response_rows.append(r)
+    return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir),
                       total)
+
+
+def _meta(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "run.json"
+    try:
+        meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError:
+        meta = {}
+    return meta
 
 
 def gather_probes_only(run_dir: Path, meta: dict[str, Any] | None = None) -> ReportData:

