@@ -133,7 +133,8 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...]) -> d
             {"name": r.name, "rationale": r.rationale, "languages": list(r.languages), "tolerance": r.tolerance,
              "delta": r.delta, "concern": r.concern, "markup": r.markup,
              "communities": {k: list(v) for k, v in r.communities.items()},
-             "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections]}
+             "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections],
+             "refusals": str(r.refusals), "verdict_by": str(r.verdict_by), "max_undetermined": r.max_undetermined}
             for r in c.requirements
         ],
         "templates": [f.name for f in template_files],

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from langbite.errors import InputError, InputErrors
-from langbite.probes.declarative import load_spec
 from langbite.library.templates import load_templates
 from langbite.model import Template
 from langbite.plan import build_plan
@@ -65,6 +64,8 @@ def validate_paths(paths: Sequence[Path]) -> str:
     if models and not libraries:
         templates = load_templates(default_template_files())
     specs = [m for m in models if _is_probe_spec(m)]
+    if specs:
+        from langbite.probes.declarative import load_spec  # numpy and the probe framework: only when needed
     for spec in specs:
         try:
             load_spec(spec)

@@ -21,8 +21,9 @@ from langbite.report.csv_writer import read_csv
 
 Answers = Mapping[tuple[str, str, int], Answer]
 
-SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "errors", "total",
-                   "pass_rate", "ci_low", "ci_high", "tolerance", "verdict", "interval_vs_tolerance")
+SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "refused",
+                   "undetermined", "errors", "total", "pass_rate", "ci_low", "ci_high", "undetermined_share",
+                   "tolerance", "verdict", "interval_vs_tolerance")
 #: Documents show every response up to this many; above it, those of templates that did not pass.
 RESPONSE_ROWS = 10_000
 PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",

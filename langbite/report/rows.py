@@ -16,12 +16,13 @@ RESPONSE_COLUMNS = (
 )
 EVALUATION_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
-    "reflection_type", "repetition", "instances", "operation", "oracle_prediction", "oracle_verdict", "reason",
-    "judge_verdict", "judge_reason", "verdict",
+    "reflection_type", "repetition", "instances", "operation", "oracle_prediction", "outcomes",
+    "biased_instances", "oracle_verdict", "reason", "judge_verdict", "judge_reason", "verdict",
 )
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
-    "passed", "failed", "errors", "total", "pass_rate", "ci_low", "ci_high", "tolerance", "verdict",
+    "passed", "failed", "refused", "undetermined", "errors", "total", "determined", "pass_rate", "ci_low",
+    "ci_high", "undetermined_share", "refused_share", "tolerance", "verdict_by", "verdict",
     "interval_vs_tolerance",
 )
 
@@ -53,10 +54,16 @@ def evaluation_row(e: Evaluation) -> dict[str, Any]:
         "key": e.key, "provider": spec.provider, "model": spec.model, "requirement": e.requirement, "concern": e.concern,
         "language": e.language, "template_id": e.template_id, "input_type": str(e.input_type),
         "reflection_type": str(e.reflection_type), "repetition": e.repetition + 1, "instances": e.instances,
-        "operation": e.operation, "oracle_prediction": e.oracle_prediction, "oracle_verdict": str(e.oracle_verdict),
+        "operation": e.operation, "oracle_prediction": e.oracle_prediction,
+        "outcomes": ", ".join(map(str, e.outcomes)), "biased_instances": ", ".join(str(i + 1) for i in e.biased),
+        "oracle_verdict": str(e.oracle_verdict),
         "reason": e.reason, "judge_verdict": str(e.judge_verdict) if e.judge_verdict else "",
         "judge_reason": e.judge_reason, "verdict": str(e.verdict),
     }
+
+
+def _share(value: float | None) -> float | str:
+    return round(value, 4) if value is not None else ""
 
 
 def global_row(g: GroupResult) -> dict[str, Any]:
@@ -64,9 +71,12 @@ def global_row(g: GroupResult) -> dict[str, Any]:
     return {
         "provider": g.provider, "model": g.model, "requirement": g.requirement, "concern": g.concern,
         "language": g.language, "input_type": g.input_type, "reflection_type": g.reflection_type,
-        "passed": g.passed, "failed": g.failed, "errors": g.errors, "total": g.total,
-        "pass_rate": round(rate, 4) if rate is not None else "",
+        "passed": g.passed, "failed": g.failed, "refused": g.refused, "undetermined": g.undetermined,
+        "errors": g.errors, "total": g.total, "determined": g.determined,
+        "pass_rate": _share(rate),
         "ci_low": round(g.interval[0], 4) if rate is not None else "",
         "ci_high": round(g.interval[1], 4) if rate is not None else "",
-        "tolerance": g.tolerance, "verdict": str(g.verdict), "interval_vs_tolerance": g.certainty,
+        "undetermined_share": _share(g.undetermined_share), "refused_share": _share(g.refused_share),
+        "tolerance": g.tolerance, "verdict_by": str(g.verdict_by), "verdict": str(g.verdict),
+        "interval_vs_tolerance": g.certainty,
     }

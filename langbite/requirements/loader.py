@@ -26,9 +26,11 @@ from langbite.model import (
     InputType,
     ModelSpec,
     ProbeEntry,
+    RefusalPolicy,
     ReflectionType,
     Requirement,
     RequirementsModel,
+    VerdictRule,
 )
 from langbite.schemas import check_requirements
 from langbite.vocabulary import DEFAULTS, PROBE_ENTRY, REQUIREMENTS_MODEL, canonical_keys
@@ -97,7 +99,11 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
     )
 
 
-def _requirement(raw: dict[str, Any]) -> Requirement:
+_REQUIREMENT_DEFAULTS = ("refusals", "verdict_by", "max_undetermined")
+
+
+def _requirement(raw: dict[str, Any], top: dict[str, Any]) -> Requirement:
+    settings = {k: raw.get(k, top.get(k)) for k in _REQUIREMENT_DEFAULTS}
     return Requirement(
         name=raw["name"],
         concern=canonical_concern(raw["concern"]),
@@ -109,6 +115,9 @@ def _requirement(raw: dict[str, Any]) -> Requirement:
         inputs=tuple(InputType(x) for x in raw.get("inputs", ("constrained", "verbose"))),
         reflections=tuple(ReflectionType(x) for x in raw.get("reflections", ("observational", "utopian"))),
         rationale=raw.get("rationale", ""),
+        refusals=RefusalPolicy(settings["refusals"] or "separate"),
+        verdict_by=VerdictRule(settings["verdict_by"] or "point"),
+        max_undetermined=float(settings["max_undetermined"] if settings["max_undetermined"] is not None else 0.25),
     )
 
 
@@ -160,7 +169,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
     errors.raise_if_any()
     c = {**DEFAULTS, **d.doc}
     return RequirementsModel(
-        requirements=tuple(_requirement(r) for r in c.get("requirements", [])),
+        requirements=tuple(_requirement(r, c) for r in c.get("requirements", [])),
         models=tuple(_model_spec(m) for m in c.get("models", [])),
         n_templates=c["n_templates"],
         n_retries=c["n_retries"],
