@@ -1,6 +1,8 @@
 """The ``langbite`` command. Exit codes follow test runners:
 
-0 every requirement passed · 1 some failed · 2 bad input or usage · 130 interrupted.
+0 every requirement passed · 1 some failed (bias found) · 2 bad input or usage · 3 inconclusive (nothing
+failed, but some requirement could not be decided) · 4 could not evaluate (most calls failed: an outage,
+a wrong URL, an expired key) · 130 interrupted.
 
 Input errors print one line each (``path:line:col: message``) and no
 traceback; any other exception is a bug and keeps its traceback. Heavy
@@ -198,6 +200,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 130
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _print_summary(result)
+    if result.could_not_evaluate:
+        print(f"could not evaluate: {result.failed_calls} of {result.plan.n_calls} calls got no answer; "
+              "see the error column of responses.csv (the verdicts above are not a judgement of the model)")
     if result.probes:
         print_probe_table(result.probes)
     return result.exit_code

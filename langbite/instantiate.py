@@ -18,7 +18,7 @@ from itertools import permutations
 from langbite.model import Instance, Requirement, Template
 
 DELIMITER = '"""'
-_DELIMITER_SENTENCE = {
+DELIMITER_SENTENCE = {
     "en": f"The sentence is delimited by {DELIMITER}.",
     "es": f"La frase está delimitada por {DELIMITER}.",
     "ca": f"La frase està delimitada per {DELIMITER}.",
@@ -43,7 +43,7 @@ def frame(template: Template, text: str, prefix: str) -> str:
     """Assemble the prompt sent to the model from prefix, instance and formatting."""
     formatting = template.output_formatting
     if prefix:
-        sentence = _DELIMITER_SENTENCE.get(template.language[:2], _DELIMITER_SENTENCE["en"])
+        sentence = DELIMITER_SENTENCE.get(template.language[:2], DELIMITER_SENTENCE["en"])
         body = f"{prefix} {sentence} {DELIMITER}{text}{DELIMITER}."
     else:
         body = text

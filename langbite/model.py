@@ -193,6 +193,7 @@ class RequirementsModel:
     generation: GenerationParams = GenerationParams()
     use_llm_eval: bool = False
     judge: str | None = None
+    judge_sample: float = 0.1  # share of the other templates whose answers the judge also reads
     concurrency: int = 8
     timeout: float = 120.0
     timestamp: str = ""
@@ -279,6 +280,7 @@ class Evaluation:
     instances: int = 0
     outcomes: tuple[Outcome, ...] = ()  # per instance, as the oracle read them
     biased: tuple[int, ...] = ()  # instances that show the bias (0-based)
+    judge_outcomes: tuple[Outcome | None, ...] = ()  # per instance, as the judge read them (None: not read)
 
     @property
     def verdict(self) -> Verdict:

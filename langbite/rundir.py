@@ -119,7 +119,7 @@ def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Pa
 def parameters(c: RequirementsModel) -> dict[str, Any]:
     """The run settings in canonical names: one source for config.json and run.json."""
     return {"n_templates": c.n_templates, "n_retries": c.n_retries, "n_repetitions": c.n_repetitions,
-            **asdict(c.generation), "use_llm_eval": c.use_llm_eval, "judge": c.judge,
+            **asdict(c.generation), "use_llm_eval": c.use_llm_eval, "judge": c.judge, "judge_sample": c.judge_sample,
             "concurrency": c.concurrency, "timeout": c.timeout}
 
 

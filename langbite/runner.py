@@ -26,7 +26,7 @@ from typing import Any
 from langbite.errors import InputError, InputErrors
 from langbite.evaluate.evaluation import Answers, evaluate_item
 from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
-from langbite.evaluate.summary import GroupResult, summarise
+from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
 from langbite.execute.engine import Engine, Job, Stats
 from langbite.execute.journal import JOURNAL, Journal, read_journal
 from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
@@ -56,6 +56,11 @@ class RunOptions:
     progress: bool = True
 
 
+#: The exit codes of `langbite run` and `langbite report`, like a test runner's.
+EXIT_CODES = {"passed": 0, "failed": 1, "bad input": 2, "inconclusive": 3, "could not evaluate": 4,
+              "interrupted": 130}
+
+
 @dataclass
 class RunResult:
     run_dir: Path
@@ -64,11 +69,25 @@ class RunResult:
     groups: list[GroupResult]
     stats: Stats = field(default_factory=Stats)
     probes: list[Any] = field(default_factory=list)
+    failed_calls: int = 0  # planned calls with no answer: failed after every retry, or not run
+
+    @property
+    def could_not_evaluate(self) -> bool:
+        """More than half of the planned calls got no answer (an outage, a wrong URL, an expired key)."""
+        total = self.plan.n_calls
+        return total > 0 and self.failed_calls * 2 > total
 
     @property
     def exit_code(self) -> int:
-        """0 when every group passed, 1 when any failed (or could not be evaluated)."""
-        return 0 if all(g.verdict is Verdict.PASSED for g in self.groups) else 1
+        """See :data:`EXIT_CODES`: could not evaluate, then failed, then inconclusive, then passed."""
+        if self.could_not_evaluate:
+            return EXIT_CODES["could not evaluate"]
+        verdicts = {g.verdict for g in self.groups}
+        if Verdict.FAILED in verdicts:
+            return EXIT_CODES["failed"]
+        if verdicts & {Verdict.INCONCLUSIVE, Verdict.NOT_EVALUATED}:
+            return EXIT_CODES["inconclusive"]
+        return EXIT_CODES["passed"]
 
 
 def _model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelSpec, ...]:
@@ -105,6 +124,9 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
         config = load_requirements(config)
     if options.judge:
         config = dataclasses.replace(config, judge=options.judge)
+    if config.use_llm_eval and not config.judge:
+        raise InputErrors.single(config.path or "<requirements>", "use_llm_eval needs a judge model: set 'judge' "
+                                 "in the requirements model or pass --judge SPEC (a model stronger than the one tested)")
     config = dataclasses.replace(config, models=_model_specs(config, options))
     files: tuple[Path, ...] = ()
     plan = Plan(config, ())
@@ -118,8 +140,9 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
 def build_services(plan: Plan) -> dict[str, LLMService]:
     """Build every model's service (and the judge's), failing before any call."""
     specs = list(plan.models)
-    if plan.config.use_llm_eval:
-        specs.append(resolve_spec(ModelSpec(plan.config.judge or DEFAULT_MODEL)))
+    judge = judge_spec(plan)
+    if judge:
+        specs.append(resolve_spec(ModelSpec(judge)))
     services: dict[str, LLMService] = {}
     errors: list[InputError] = []
     for s in specs:
@@ -158,7 +181,7 @@ def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, jo
 
 def judge_spec(plan: Plan) -> str | None:
     c = plan.config
-    return resolve_spec(ModelSpec(c.judge or DEFAULT_MODEL)).spec if c.use_llm_eval else None
+    return resolve_spec(ModelSpec(c.judge)).spec if c.use_llm_eval and c.judge else None
 
 
 async def _evaluate(plan: Plan, answers: Answers, ask: Ask) -> list[Evaluation]:
@@ -169,7 +192,8 @@ async def _evaluate(plan: Plan, answers: Answers, ask: Ask) -> list[Evaluation]:
         for item in plan.items:
             for rep in range(plan.config.n_repetitions):
                 if judge:
-                    out.append(await judge_item(ask, judge, item, spec.spec, rep, answers))
+                    out.append(await judge_item(ask, judge, item, spec.spec, rep, answers,
+                                                seed=plan.config.seed, share=plan.config.judge_sample))
                 else:
                     out.append(evaluate_item(item, spec.spec, rep, answers)[0])
     return out
@@ -193,6 +217,8 @@ def write_reports(run_dir: Path, plan: Plan, answers: Answers, evaluations: list
         write_csv(run_dir / "responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, answers))
         write_csv(run_dir / "evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, evaluations))
         write_csv(run_dir / "global_evaluation.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, groups))
+    if judge_spec(plan):
+        write_csv(run_dir / "judge_agreement.csv", rows.JUDGE_AGREEMENT_COLUMNS, judge_agreement(evaluations))
     if probes:
         from langbite.probes.runner import write_results
 
@@ -239,7 +265,13 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
         clock = time.perf_counter()
         write_documents(run_dir, plan, answers, evaluations)
         log.info("report.xlsx and report.html: %.2fs", time.perf_counter() - clock)
-    return RunResult(run_dir, plan, evaluations, groups, stats, probes)
+    failed = sum(1 for a in answers.values() if a.error)
+    return RunResult(run_dir, plan, evaluations, groups, stats, probes, failed_calls=failed + _missing(plan, answers))
+
+
+def _missing(plan: Plan, answers: Answers) -> int:
+    """Planned calls with no answer at all in the journal (not run)."""
+    return max(plan.n_calls - len(answers), 0)
 
 
 def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], options: RunOptions,
@@ -312,4 +344,5 @@ def rebuild(run_dir: Path) -> RunResult:
     probes = _finish_probes(plan, answers) if config.probes else []
     groups = write_reports(run_dir, plan, answers, evaluations, probes)
     write_documents(run_dir, plan, answers, evaluations)
-    return RunResult(run_dir, plan, evaluations, groups, probes=probes)
+    failed = sum(1 for a in answers.values() if a.error) + _missing(plan, answers)
+    return RunResult(run_dir, plan, evaluations, groups, probes=probes, failed_calls=failed)

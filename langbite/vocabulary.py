@@ -23,6 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "use_llm_eval": False,
     "judge": None,
+    "judge_sample": 0.1,
     "concurrency": 8,
     "timeout": 120.0,
 }

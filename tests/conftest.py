@@ -46,7 +46,9 @@ YES = {"en_us": "Yes.", "es_es": "Sí.", "ca_es": "Sí."}
 UNSURE = {"en_us": "It cannot be determined; it depends on your own values, and I can't say.",
           "es_es": "No se puede saber; depende de tus propios valores y no puedo decirlo.",
           "ca_es": "No es pot saber; depèn dels teus propis valors i no puc dir-ho."}
-SURE = {"en_us": "The first one, clearly.", "es_es": "El primero, claramente.", "ca_es": "El primer, clarament."}
+SURE = {"en_us": "You should vote for the first one: it is the best one, clearly.",
+        "es_es": "Deberías votar al primero: es la mejor opción, claramente.",
+        "ca_es": "Hauries de votar el primer: és la millor opció, clarament."}
 REFUSAL = {"en_us": "I'm sorry, I can't help with that.", "es_es": "Lo siento, no puedo ayudar con eso.",
            "ca_es": "Ho sento, no puc ajudar amb això."}
 COMPLY = {"en_us": "Sure! Here it is.", "es_es": "¡Claro! Aquí lo tienes.", "ca_es": "És clar! Aquí el tens."}
@@ -54,19 +56,26 @@ NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, 
            "ca_es": "Diverses, úniques, humanes."}
 
 
-def answer(template: Template, index: int, fair: bool) -> str:
+def answer(template: Template, index: int, fair: bool, communities: tuple[str, ...] = ()) -> str:
     """What a fair (or a biased) model says to instance ``index`` of ``template``."""
     p, lang = template.oracle_prediction.as_dict(), template.language
     op = p["operation"]
+    if op == "stance":
+        says_yes = (p["fair_stance"] == "yes") == fair
+        return YES[lang] if says_yes else "No."
     if op in ("equal", "allEqualExpected"):
         first = p["expected_value"][0] if isinstance(p["expected_value"], list) else p["expected_value"]
         if fair:
             return first + "."
-        return "(a)" if first == "(c)" else ("No." if first in ("Yes", "Sí") else YES[lang])
+        contrary = p.get("contrary_value") or ["(a)" if first == "(c)" else ("No" if first in ("Yes", "Sí") else
+                                                                             YES[lang].rstrip("."))]
+        return contrary[0] + "."
     if op == "notIncludesAny":
         return NEUTRAL[lang] if fair else f"{p['expected_value'][0]}, {p['expected_value'][-1]}."
     if op == "matchesRegex":
-        return UNSURE[lang] if fair else SURE[lang]
+        if fair:
+            return UNSURE[lang]
+        return f"{communities[0]}, {SURE[lang]}" if communities else SURE[lang]
     if op == "refuses":
         return REFUSAL[lang] if fair else COMPLY[lang]
     if op == "allSameValue":
@@ -101,11 +110,12 @@ def scripted(prompt: str, fair: bool) -> str:
     template with two or more community instances gets answers that differ.
     """
     for pattern, template in _shapes():
-        if pattern.match(prompt):
+        m = pattern.match(prompt)
+        if m:
             key = (template.template_id, template.language)
             index = _TURN.get(key, 0)
             _TURN[key] = index + 1
-            return answer(template, index, fair)
+            return answer(template, index, fair, m.groups())
     return "No." if fair else "Yes."
 
 
@@ -151,11 +161,13 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
 
 
 def evaluate_prediction(prediction: dict[str, Any] | Prediction, answers: list[str], delta: float = 0.0,
-                        language: str = "en_us") -> OracleResult:
+                        language: str = "en_us", prompts: list[str] | None = None,
+                        communities: list[tuple[str, ...]] | None = None) -> OracleResult:
     """Parse a prediction as the library loader does, then judge ``answers`` with its oracle."""
     parsed = prediction if isinstance(prediction, Prediction) else parse_prediction(json.dumps(prediction))
     assert isinstance(parsed, Prediction), parsed
-    return parsed.oracle.evaluate(Case(tuple(answers), language=language, delta=delta))
+    return parsed.oracle.evaluate(Case(tuple(answers), language=language, delta=delta,
+                                       prompts=tuple(prompts or ()), communities=tuple(communities or ())))
 
 
 def write(path: Path, text: str) -> Path:

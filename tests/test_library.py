@@ -99,12 +99,14 @@ def test_every_oracle_discriminates(lang: str) -> None:
         if not reqs:
             continue
         instances = instantiate(t, reqs[0])
-        fair = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, True) for i in instances],
-                                   reqs[0].delta, lang)
+        fair = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, True, i.communities) for i in instances],
+                                   reqs[0].delta, lang, [i.prompt for i in instances], [i.communities for i in instances])
         assert fair.verdict is Verdict.PASSED, (t.template_id, lang, fair.reason)
         if len(instances) > 1 or t.oracle_prediction.operation not in ("allSameValue", "allSameAnswer"):
-            biased = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, False) for i in instances],
-                                         reqs[0].delta, lang)
+            biased = evaluate_prediction(t.oracle_prediction,
+                                         [answer(t, i.index, False, i.communities) for i in instances],
+                                         reqs[0].delta, lang, [i.prompt for i in instances],
+                                         [i.communities for i in instances])
             assert biased.verdict is Verdict.FAILED, (t.template_id, lang, biased.reason)
 
 
@@ -117,8 +119,7 @@ def test_negated_answers_never_pass_a_yes_template() -> None:
     """'Absolutely not' must not match the expected value 'Absolutely'."""
     checked = 0
     for t in LIBRARY:
-        expected = t.oracle_prediction.as_dict().get("expected_value")
-        if not isinstance(expected, list) or expected[0] not in ("Yes", "Sí"):
+        if t.oracle_prediction.as_dict().get("fair_stance") != "yes":
             continue
         for negation in NEGATED_YES[t.language]:
             result = evaluate_prediction(t.oracle_prediction, [negation], language=t.language)
@@ -127,10 +128,10 @@ def test_negated_answers_never_pass_a_yes_template() -> None:
     assert checked > 0
 
 
-def _oracle_provider(fair: bool, lookup: dict[str, tuple[Template, int]]) -> Callable[[ModelSpec], Any]:
+def _oracle_provider(fair: bool, lookup: dict[str, tuple[Template, Any]]) -> Callable[[ModelSpec], Any]:
     def script(prompt: str) -> str:
-        template, index = lookup[prompt]
-        return answer(template, index, fair)
+        template, inst = lookup[prompt]
+        return answer(template, inst.index, fair, inst.communities)
 
     def build(spec: ModelSpec) -> ChatModelService:
         return ChatModelService("oracle", spec.model, lambda _p: ScriptedChatModel(script=script))
@@ -140,15 +141,15 @@ def _oracle_provider(fair: bool, lookup: dict[str, tuple[Template, int]]) -> Cal
 
 @pytest.mark.parametrize("model_path", MODELS, ids=lambda p: p.stem)
 def test_smoke_run_of_each_example_model(model_path: Path, tmp_path: Path) -> None:
-    lookup: dict[str, tuple[Template, int]] = {}
+    lookup: dict[str, tuple[Template, Any]] = {}
     providers.add("oracle", Provider("oracle", lambda s: _oracle_provider(s.model == "fair", lookup)(s),
                                      "test-only oracle-aware scripted models"))
     try:
         plan = prepare(model_path, RunOptions(models=["oracle:fair", "oracle:biased"]))
-        lookup.update({inst.prompt: (item.template, inst.index) for item in plan.items for inst in item.instances})
+        lookup.update({inst.prompt: (item.template, inst) for item in plan.items for inst in item.instances})
         result = run(plan, tmp_path / "run", RunOptions(progress=False, use_cache=False))
     finally:
-        providers._items.pop("oracle")
+        providers.remove("oracle")
     verdicts: dict[str, set[Verdict]] = defaultdict(set)
     for g in result.groups:
         verdicts[g.model].add(g.verdict)

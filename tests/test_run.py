@@ -147,7 +147,8 @@ def test_formula_like_answers_are_stored_as_text(tmp_path: Path) -> None:
     assert guard("-1") == "'-1" and guard("+x") == "'+x" and guard("@SUM(A1)") == "'@SUM(A1)"
     assert guard("No") == "No" and guard(-1) == -1
     out = tmp_path / "run"
-    assert run_cli("run", str(QUICKSTART), "--llm", "fake:=cmd|' /C calc'!A0", "--out", str(out), "-q") == 1
+    # every answer is unreadable: nothing failed, nothing could be decided (exit 3, inconclusive)
+    assert run_cli("run", str(QUICKSTART), "--llm", "fake:=cmd|' /C calc'!A0", "--out", str(out), "-q") == 3
     responses = read(out / "responses.csv")
     assert {r["response"] for r in responses} == {"'=cmd|' /C calc'!A0"}
 
@@ -166,17 +167,18 @@ def test_python_api_as_langbite_users_know_it(tmp_path: Path, calls: dict) -> No
     assert again["global_eval"] == reports["global_eval"]
 
 
-def test_judge_reassesses_failures_and_both_verdicts_are_kept(tmp_path: Path) -> None:
+def test_judge_reads_undetermined_answers_and_both_verdicts_are_kept(tmp_path: Path) -> None:
     doc = json.loads(QUICKSTART.read_text())
-    doc["use_llm_eval"] = True
-    doc["judge"] = "fake:Yes"
+    doc.update(use_llm_eval=True, judge="fake:FAIR", judge_sample=0.0)
     model = write(tmp_path / "m.json", json.dumps(doc))
     out = tmp_path / "run"
-    run_cli("run", str(model), "--llm", "fake:Certainly not, that would be unfair.", "--out", str(out), "-q")
+    run_cli("run", str(model), "--llm", "fake:It is a complex question with many sides.", "--out", str(out), "-q")
     rows = read(out / "evaluations.csv")
     judged = [r for r in rows if r["judge_verdict"]]
-    assert judged and all(r["oracle_verdict"] == "Failed" and r["verdict"] == "Passed" for r in judged)
+    assert judged and all(r["oracle_verdict"] == "Undetermined" and r["verdict"] == "Passed" for r in judged)
     assert (out / "judge.jsonl").exists()
+    agreement = read(out / "judge_agreement.csv")
+    assert agreement and {(r["oracle"], r["judge"]) for r in agreement} == {("undetermined", "fair")}
 
 
 def test_openai_provider_against_a_loopback_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

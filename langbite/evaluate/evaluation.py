@@ -51,5 +51,6 @@ def evaluate_item(item: PlannedTemplate, model: str, repetition: int,
         input_type=t.input_type, reflection_type=t.reflection_type, repetition=repetition,
         operation=t.oracle_prediction.operation, oracle_prediction=t.oracle_prediction.text,
         oracle_verdict=result.verdict, reason=result.reason, instances=len(item.instances),
+        outcomes=result.outcomes, biased=result.biased,
     )
     return evaluation, (result if not missing else None), found

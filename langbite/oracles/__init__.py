@@ -10,6 +10,7 @@ import json
 from functools import lru_cache
 
 from langbite.oracles import builtin as _builtin  # noqa: F401  (registers the built-in operations)
+from langbite.oracles import counterfactual as _counterfactual  # noqa: F401  (same-value operations)
 from langbite.oracles.base import Case, Oracle, OracleResult, Prediction, oracles, register
 
 register_oracle = register

@@ -121,3 +121,44 @@ def as_number(value: Any) -> float | None:
         if m:
             return float(m.group(1).replace(",", "."))
     return None
+
+
+_RANGE = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:-|–|to|a|al|fins a|hasta|and|y|i)\s*\d+(?:[.,]\d+)?\b", re.I)
+_PROSE_NUMBER = re.compile(r"(?<![\w.,])([-+]?\d+(?:[.,]\d+)?)\s*(%|percent|por ciento|per cent)?", re.I)
+
+
+def read_value(answer: str, key: str) -> tuple[Any, str]:
+    """The value an answer gives for ``key``: from its JSON object, or from prose that states a number.
+
+    Returns (value, how): how is "json", "prose" or "" (nothing read). In prose, the
+    number nearest after the key's name wins; without the name, a lone number (or a
+    lone percentage) is read.
+    """
+    obj = extract_json_object(answer)
+    if obj is not None:
+        found, value = lookup_key(obj, key)
+        if found:
+            return value, "json"
+    text = _RANGE.sub(" ", unicodedata.normalize("NFKC", answer))  # "0 to 100" states a scale, not a value
+    numbers = [m for m in _PROSE_NUMBER.finditer(text)]
+    if not numbers:
+        return None, ""
+    name = re.compile(r"\b" + re.escape(key.replace("_", " ")).replace(r"\ ", r"[\s_]") + r"\b", re.I)
+    named = name.search(text)
+    if named:
+        after = [m for m in numbers if m.start() >= named.end() and m.start() - named.end() <= 80]
+        if after:
+            return float(after[0].group(1).replace(",", ".")), "prose"
+    percents = [m for m in numbers if m.group(2)]
+    if len(percents) == 1:
+        return float(percents[0].group(1).replace(",", ".")), "prose"
+    if len(numbers) == 1:
+        return float(numbers[0].group(1).replace(",", ".")), "prose"
+    return None, ""
+
+
+def extract_text_outside_json(text: str) -> str:
+    """An answer's prose around its JSON object (the reason a model gives for "-1")."""
+    obj_at = text.find("{")
+    end = text.rfind("}")
+    return (text[:obj_at] + " " + text[end + 1:]).strip() if obj_at != -1 and end > obj_at else text

@@ -19,6 +19,7 @@ EVALUATION_COLUMNS = (
     "reflection_type", "repetition", "instances", "operation", "oracle_prediction", "outcomes",
     "biased_instances", "oracle_verdict", "reason", "judge_verdict", "judge_reason", "verdict",
 )
+JUDGE_AGREEMENT_COLUMNS = ("concern", "language", "oracle", "judge", "count")
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
     "passed", "failed", "refused", "undetermined", "errors", "total", "determined", "pass_rate", "ci_low",

@@ -177,6 +177,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         generation=GenerationParams(float(c["temperature"]), int(c["max_tokens"]), int(c["seed"])),
         use_llm_eval=c["use_llm_eval"],
         judge=c["judge"],
+        judge_sample=float(c["judge_sample"]),
         concurrency=c["concurrency"],
         timeout=float(c["timeout"]),
         timestamp=str(c.get("timestamp", "")),
