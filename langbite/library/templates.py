@@ -111,7 +111,7 @@ class _RowChecker:
         if family is None:
             self.err(line, "oracle", f"oracle must be 'expected value' or 'same value', not '{cell['oracle']}'"
                      + suggest(cell["oracle"], ["expected value", "same value"]))
-        prediction = self._prediction(cell["oracle_prediction"], line, family)
+        prediction = self._prediction(cell["oracle_prediction"], line, family, lang)
         found = self._markups(cell, line, canonical_concern(concern) if concern else "")
         if not cell["prompt"].strip():
             self.err(line, "prompt", "prompt is empty")
@@ -135,12 +135,14 @@ class _RowChecker:
             return None
         return value
 
-    def _prediction(self, text: str, line: int, family: OracleFamily | None) -> Prediction | None:
+    def _prediction(self, text: str, line: int, family: OracleFamily | None, lang: str | None) -> Prediction | None:
         parsed = parse_prediction(text)
         if not isinstance(parsed, Prediction):
             for p in parsed:
                 self.err(line, "oracle_prediction", f"oracle_prediction: {p}")
             return None
+        for problem in parsed.oracle.check(lang) if lang else ():
+            self.err(line, "oracle_prediction", f"oracle_prediction: {problem}")
         families = parsed.oracle.families
         if family is not None and family not in families:
             allowed = " or ".join(f"'{f.value}'" for f in sorted(families))
