@@ -10,7 +10,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "LangBiTe": "langbite.api", "WrongStateError": "langbite.api",
+    "LangBiTe": "langbite.api", "WrongStateError": "langbite.api", "load_run": "langbite.frames",
     "InputError": "langbite.errors", "InputErrors": "langbite.errors",
     "Case": "langbite.oracles", "Oracle": "langbite.oracles", "OracleResult": "langbite.oracles",
     "Prediction": "langbite.oracles", "oracles": "langbite.oracles", "register_oracle": "langbite.oracles",

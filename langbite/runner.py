@@ -13,7 +13,6 @@ journal), ``judge.jsonl`` (judge replies), the CSV reports and ``run.json``.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import time
@@ -23,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from langbite.aio import run_sync
 from langbite.errors import InputError, InputErrors
 from langbite.evaluate.evaluation import Answers, evaluate_item
 from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
@@ -247,14 +247,22 @@ def _counts(plan: Plan, stats: Stats, groups: list[GroupResult], answers_n: int)
 
 
 def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
-    """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds)."""
+    """Execute a prepared plan into ``run_dir`` (resuming whatever it already holds).
+
+    Works from plain scripts and inside a running event loop (a notebook): see :func:`arun`.
+    """
+    return run_sync(arun(plan, run_dir, options))
+
+
+async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
+    """:func:`run`, as a coroutine (``await`` it in a notebook or an async application)."""
     options = options or RunOptions()
     check_out_dir(run_dir)
     services = build_services(plan)
     with locked(run_dir):
         snapshot(run_dir, config_document(plan.config, plan.template_files), plan.template_files)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        stats, answers, evaluations = _execute_and_evaluate(plan, services, options, run_dir)
+        stats, answers, evaluations = await _execute_and_evaluate(plan, services, options, run_dir)
         clock = time.perf_counter()
         probes = _finish_probes(plan, answers) if plan.config.probes else []
         groups = write_reports(run_dir, plan, answers, evaluations, probes)
@@ -274,15 +282,15 @@ def _missing(plan: Plan, answers: Answers) -> int:
     return max(plan.n_calls - len(answers), 0)
 
 
-def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], options: RunOptions,
-                          run_dir: Path) -> tuple[Stats, Answers, list[Evaluation]]:
+async def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], options: RunOptions,
+                                run_dir: Path) -> tuple[Stats, Answers, list[Evaluation]]:
     done = {k for k, a in read_journal(run_dir).items() if not a.error}
     journal = Journal(run_dir)
     memo = JudgeMemo(run_dir)
     engine = _engine(plan, services, options, journal)
     try:
         # one event loop for execution and judging: LangChain clients do not survive a second one
-        return asyncio.run(_run_async(plan, engine, done, options, run_dir, memo))
+        return await _run_async(plan, engine, done, options, run_dir, memo)
     finally:
         journal.close()
         memo.close()
@@ -315,18 +323,15 @@ async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], 
 
 
 def rebuild(run_dir: Path) -> RunResult:
-    """Re-evaluate a run folder and rewrite its reports, calling no model.
+    """:func:`arebuild`, from synchronous code (also inside a running event loop)."""
+    return run_sync(arebuild(run_dir))
 
-    The plan is rebuilt from the folder's config.json and template snapshot;
-    judge replies come from its judge.jsonl. A folder without its journal is
-    refused: rebuilding would overwrite good reports with "not run".
-    """
+
+def plan_of(run_dir: Path) -> Plan:
+    """The plan of a run folder, rebuilt from its config.json and template snapshot (no model is called)."""
     config_path = run_dir / "config.json"
     if not run_dir.is_dir() or not config_path.exists():
         raise InputErrors.single(str(run_dir), "not a run folder (no config.json)")
-    if not (run_dir / JOURNAL).exists():
-        raise InputErrors.single(str(run_dir), f"the journal {JOURNAL} is missing, so the answers are gone; "
-                                 "the reports were left as they are")
     doc = read_json_file(config_path, "run's config.json")
     from langbite.requirements import parse_requirements
 
@@ -334,14 +339,27 @@ def rebuild(run_dir: Path) -> RunResult:
     config = parse_requirements({k: v for k, v in doc.items() if v is not None}, str(config_path))
     files = tuple(run_dir / "templates" / n for n in names)
     plan = build_plan(config, load_templates(files)) if config.requirements else Plan(config, ())
-    plan = dataclasses.replace(plan, template_files=files)
+    return dataclasses.replace(plan, template_files=files)
+
+
+async def arebuild(run_dir: Path) -> RunResult:
+    """Re-evaluate a run folder and rewrite its reports, calling no model.
+
+    The plan is rebuilt from the folder's config.json and template snapshot;
+    judge replies come from its judge.jsonl. A folder without its journal is
+    refused: rebuilding would overwrite good reports with "not run".
+    """
+    plan = plan_of(run_dir)
+    if not (run_dir / JOURNAL).exists():
+        raise InputErrors.single(str(run_dir), f"the journal {JOURNAL} is missing, so the answers are gone; "
+                                 "the reports were left as they are")
     answers = read_journal(run_dir)
     memo = JudgeMemo(run_dir)
     try:
-        evaluations = asyncio.run(_evaluate(plan, answers, memo.asker(None)))
+        evaluations = await _evaluate(plan, answers, memo.asker(None))
     finally:
         memo.close()
-    probes = _finish_probes(plan, answers) if config.probes else []
+    probes = _finish_probes(plan, answers) if plan.config.probes else []
     groups = write_reports(run_dir, plan, answers, evaluations, probes)
     write_documents(run_dir, plan, answers, evaluations)
     failed = sum(1 for a in answers.values() if a.error) + _missing(plan, answers)

@@ -164,7 +164,7 @@ def test_python_api_as_langbite_users_know_it(tmp_path: Path, calls: dict) -> No
     assert set(reports) >= {"responses", "evaluations", "global_eval"}
     assert reports["exit_code"] == 0 and (tmp_path / "copy" / "global_evaluation.csv").exists()
     again = LangBiTe(file=QUICKSTART, llms=["scripted:fair"], out=tmp_path / "run2").execute_full_scenario()
-    assert again["global_eval"] == reports["global_eval"]
+    assert again["global_eval"].equals(reports["global_eval"])
 
 
 def test_judge_reads_undetermined_answers_and_both_verdicts_are_kept(tmp_path: Path) -> None:

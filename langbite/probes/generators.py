@@ -9,12 +9,12 @@ cached on its own.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from langbite.aio import run_sync
 from langbite.execute.cache import ResponseCache
 from langbite.execute.engine import Engine, Job
 from langbite.execute.providers import build_service, resolve_spec
@@ -59,7 +59,7 @@ class ModelGenerator:
         for i, text in enumerate(texts):
             jobs.append(Job(self.spec.spec, str(i), text, seen[text]))
             seen[text] += 1
-        return asyncio.run(self._run(jobs))
+        return run_sync(self._run(jobs))
 
     async def _run(self, jobs: list[Job]) -> list[str | None]:
         cache = ResponseCache() if self.use_cache else None
