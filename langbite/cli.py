@@ -70,6 +70,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
 
 
+def _add_ci_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--junit-xml", type=Path, metavar="PATH", help="also write JUnit XML (one test case per "
+                   "template verdict, one suite per requirement × model × language)")
+    p.add_argument("--json", type=Path, metavar="PATH", help="also write a JSON summary with every count")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="langbite", description="Test large language models for bias and "
                                      "fairness with template tests and statistical probes.")
@@ -96,9 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _add_ci_options(r)
 
     rep = sub.add_parser("report", parents=[common], help="rebuild the reports of a run folder, calling no model")
     rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    _add_ci_options(rep)
 
     pr = sub.add_parser("probe", parents=[common], help="run a statistical probe (gest, inventories, or a spec file)")
     pr.add_argument("name", metavar="NAME", help="gest, inventories, or a declarative probe spec (.json/.yaml)")
@@ -158,6 +166,13 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 
 
+def _ci_outputs(args: argparse.Namespace, result: object) -> None:
+    if getattr(args, "junit_xml", None) or getattr(args, "json", None):
+        from langbite.ci import write_outputs
+
+        write_outputs(result, args.junit_xml, args.json)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from langbite.validate import validate_paths
 
@@ -199,6 +214,7 @@ def cmd_run(args: argparse.Namespace) -> int:
               f"--out {out}", file=sys.stderr)
         return 130
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
+    _ci_outputs(args, result)
     _print_summary(result)
     if result.could_not_evaluate:
         print(f"could not evaluate: {result.failed_calls} of {result.plan.n_calls} calls got no answer; "
@@ -246,6 +262,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from langbite.runner import rebuild
 
     result = rebuild(args.run_dir)
+    _ci_outputs(args, result)
     if result.plan.items:
         _print_summary(result)
     if result.probes:
