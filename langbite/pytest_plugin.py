@@ -46,9 +46,9 @@ class RequirementsFile(pytest.File):
         for item in plan.items:
             for model in plan.models:
                 seen[(item.requirement.name, model.spec, item.template.language)] = None
-        for requirement, model, language in seen:
-            yield RequirementItem.from_parent(self, name=f"{requirement}[{model}-{language}]",
-                                              requirement=requirement, model=model, language=language)
+        for requirement, spec, language in seen:
+            yield RequirementItem.from_parent(self, name=f"{requirement}[{spec}-{language}]",
+                                              requirement=requirement, model=spec, language=language)
 
 
 class RequirementItem(pytest.Item):
