@@ -133,6 +133,21 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     cmp.add_argument("--out", type=Path, metavar="FILE", help="also write the table to FILE (.xlsx or .html)")
 
+    au = sub.add_parser("augment", parents=[common], help="ask a model for variants of a template over contexts "
+                        "and scenarios, written as library rows for human review")
+    au.add_argument("template_id", metavar="TEMPLATE_ID")
+    au.add_argument("--llm", required=True, metavar="SPEC", help="the model that writes the variants")
+    au.add_argument("--templates", action="append", default=[], type=Path, metavar="PATH",
+                    help="library file or folder holding the template (default: the shipped library)")
+    au.add_argument("--language", metavar="LANG", help="the template's language (default: the first found)")
+    au.add_argument("--contexts", type=Path, metavar="FILE", help="contexts and scenarios (default: templates/"
+                    "contexts.json)")
+    au.add_argument("--context", action="append", default=[], metavar="NAME", help="only this context (repeatable)")
+    au.add_argument("-n", type=_positive, default=2, metavar="N", help="variants per scenario (default 2)")
+    au.add_argument("--out", type=Path, metavar="FILE.csv", help="where to write the rows (default: "
+                    "prompts_<lang>--augmented-<id>.csv here)")
+    au.add_argument("--no-cache", action="store_true")
+
     sub.add_parser("llms", parents=[common], help="list providers, whether installed, and what they need")
 
     c = sub.add_parser("cache", parents=[common], help="manage the response cache")
@@ -282,6 +297,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 1 if comparison.regressions else 0
 
 
+def cmd_augment(args: argparse.Namespace) -> int:
+    from langbite.augment import run_augment
+
+    path, rows = run_augment(args.template_id, args.llm, templates=args.templates, language=args.language,
+                             contexts=args.contexts, only=args.context, n=args.n, out=args.out,
+                             use_cache=not args.no_cache)
+    print(f"{len(rows)} variant(s) written to {path} (source 'augmented': read and edit them before adding them "
+          "to a library)")
+    return 0 if rows else 1
+
+
 def cmd_llms(args: argparse.Namespace) -> int:
     from langbite.execute.providers import providers
 
@@ -304,8 +330,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe, "compare": cmd_compare,
-            "llms": cmd_llms, "cache": cmd_cache}
+COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe,
+            "compare": cmd_compare, "augment": cmd_augment, "llms": cmd_llms, "cache": cmd_cache}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,6 +32,22 @@ class ReflectionType(StrEnum):
     UTOPIAN = "utopian"
 
 
+class Domain(StrEnum):
+    """Where a template's situation is set (the ``domain`` column); requirements may select by it."""
+
+    HIRING = "hiring"
+    LENDING = "lending"
+    HOUSING = "housing"
+    HEALTHCARE = "healthcare"
+    INSURANCE = "insurance"
+    EDUCATION = "education"
+    JUSTICE = "justice"
+    PUBLIC_SERVICES = "public_services"
+    CONTENT_MODERATION = "content_moderation"
+    CUSTOMER_SUPPORT = "customer_support"
+    GENERAL = "general"
+
+
 class OracleFamily(StrEnum):
     """LangBiTe's two oracle kinds (the ``oracle`` column of a template library)."""
 
@@ -112,6 +128,7 @@ class Template:
     path: str = ""
     line: int = 0
     markups: tuple[str, ...] = ()  # distinct markups in order of first appearance
+    domain: Domain = Domain.GENERAL
 
     @property
     def text_digest(self) -> str:
@@ -139,6 +156,7 @@ class Requirement:
     refusals: RefusalPolicy = RefusalPolicy.SEPARATE
     verdict_by: VerdictRule = VerdictRule.POINT
     max_undetermined: float = 0.25  # above this share of undetermined (or errored) templates: Inconclusive
+    domains: tuple[Domain, ...] = ()  # () selects every domain
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,8 @@ def select(templates: Sequence[Template], req: Requirement, language: str) -> li
             continue
         if t.input_type not in req.inputs or t.reflection_type not in req.reflections:
             continue
+        if req.domains and t.domain not in req.domains:
+            continue
         roots = _roots(t)
         if roots and (not has_communities or roots != {req.markup}):
             continue

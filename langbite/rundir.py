@@ -134,7 +134,8 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...]) -> d
              "delta": r.delta, "concern": r.concern, "markup": r.markup,
              "communities": {k: list(v) for k, v in r.communities.items()},
              "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections],
-             "refusals": str(r.refusals), "verdict_by": str(r.verdict_by), "max_undetermined": r.max_undetermined}
+             "refusals": str(r.refusals), "verdict_by": str(r.verdict_by), "max_undetermined": r.max_undetermined,
+             **({"domains": [str(d) for d in r.domains]} if r.domains else {})}
             for r in c.requirements
         ],
         "templates": [f.name for f in template_files],

@@ -19,7 +19,7 @@ from typing import Any
 from langbite.errors import ErrorCollector, InputErrors, suggest
 from langbite.library import markups
 from langbite.library.concerns import canonical_concern, known_concerns
-from langbite.model import InputType, OracleFamily, ReflectionType, Template
+from langbite.model import Domain, InputType, OracleFamily, ReflectionType, Template
 from langbite.oracles import Prediction, parse_prediction
 from langbite.vocabulary import TEMPLATE_COLUMNS, alias_lookup
 
@@ -27,7 +27,7 @@ REQUIRED = (
     "template_id", "concern", "input_type", "reflection_type", "task_prefix",
     "prompt", "output_formatting", "oracle", "oracle_prediction",
 )
-OPTIONAL = ("source", "language")
+OPTIONAL = ("source", "language", "domain")
 _FILE_LANG = re.compile(r"^prompts_([a-z]{2}_[a-z]{2})(?:--[\w.-]+)?\.(?:csv|tsv)$")
 _LANG = re.compile(r"^[a-z]{2}_[a-z]{2}$")
 _ORACLE_NAMES = {
@@ -115,6 +115,7 @@ class _RowChecker:
         found = self._markups(cell, line, canonical_concern(concern) if concern else "")
         if not cell["prompt"].strip():
             self.err(line, "prompt", "prompt is empty")
+        domain = self._domain(cell, line)
         if (len(self.errors.errors) > before or prediction is None or found is None or lang is None
                 or family is None or input_type is None or reflection is None):
             return None
@@ -124,7 +125,19 @@ class _RowChecker:
             prompt=cell["prompt"].strip(), output_formatting=cell["output_formatting"].strip(),
             oracle=family, oracle_prediction=prediction, language=lang,
             source=cell.get("source", "").strip(), path=self.path, line=line, markups=found,
+            domain=domain or Domain.GENERAL,
         )
+
+    def _domain(self, cell: dict[str, str], line: int) -> Domain | None:
+        value = cell.get("domain", "").strip().lower()
+        if not value:
+            return Domain.GENERAL
+        try:
+            return Domain(value)
+        except ValueError:
+            known = [d.value for d in Domain]
+            self.err(line, "domain", f"domain must be one of {', '.join(known)}, not '{value}'{suggest(value, known)}")
+            return None
 
     def _language(self, cell: dict[str, str], line: int) -> str | None:
         value = cell.get("language", "").strip().lower() or self.language

@@ -22,6 +22,7 @@ from langbite.errors import ErrorCollector, InputErrors, suggest
 from langbite.jsontext import JsonProblem, load_json, locate
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
+    Domain,
     GenerationParams,
     InputType,
     ModelSpec,
@@ -115,6 +116,7 @@ def _requirement(raw: dict[str, Any], top: dict[str, Any]) -> Requirement:
         inputs=tuple(InputType(x) for x in raw.get("inputs", ("constrained", "verbose"))),
         reflections=tuple(ReflectionType(x) for x in raw.get("reflections", ("observational", "utopian"))),
         rationale=raw.get("rationale", ""),
+        domains=tuple(Domain(d) for d in raw.get("domains", ())),
         refusals=RefusalPolicy(settings["refusals"] or "separate"),
         verdict_by=VerdictRule(settings["verdict_by"] or "point"),
         max_undetermined=float(settings["max_undetermined"] if settings["max_undetermined"] is not None else 0.25),
