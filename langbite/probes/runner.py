@@ -23,15 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langbite.errors import InputErrors
+from jsonschema import Draft202012Validator
+
+from langbite.errors import InputError, InputErrors
 from langbite.execute.engine import Job
 from langbite.model import Answer, GenerationParams, ModelSpec, ProbeEntry, answer_key, digest
+from langbite.probes.params import Problem, explain, params_schema
 from langbite.probes.probe import Probe, probes
 from langbite.registry import UnknownName
 from langbite.report.csv_writer import write_csv
 
-METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",
-                  "description")
+METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
+                  "harm_types", "description")
+SPEC_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 @dataclass
@@ -48,40 +52,89 @@ def _resolve(path: str | None, base: Path | None) -> str | None:
     return path
 
 
+def _entry_errors(entry: ProbeEntry, problems: list[Problem]) -> InputErrors:
+    """Parameter problems at the position of each parameter (the entry's own position when unknown)."""
+    source = entry.source or entry.name
+    errors = []
+    for p in problems:
+        key = str(p.path[0]) if p.path else ""
+        line, col = entry.param_positions.get(key, (entry.line, entry.col))
+        errors.append(InputError(source, line, col, f"probe {entry.name}: params{p.message[1:]}"))
+    return InputErrors(errors)
+
+
+def check_params(entry: ProbeEntry, cls: type[Any], given: frozenset[str] = frozenset()) -> None:
+    """The entry's ``params`` against what ``cls`` declares: unknown names, wrong types, counts below 1.
+
+    ``given`` names the arguments the entry provides itself (a spec, a data file): not parameters.
+    """
+    schema = params_schema(cls)
+    for name in given:
+        schema["properties"].pop(name, None)
+    schema["required"] = [r for r in schema.get("required", []) if r not in given]
+    validator = Draft202012Validator(schema)
+    problems = explain(validator.iter_errors(entry.params))
+    if problems:
+        raise _entry_errors(entry, problems)
+
+
+def _construct(entry: ProbeEntry, cls: type[Any], kwargs: dict[str, Any]) -> Probe:
+    where = entry.param_positions
+    try:
+        probe: Probe = cls(**kwargs)
+    except InputErrors as exc:  # a constructor's own check, e.g. a template's slots: point at the entry
+        errors = []
+        for e in exc.errors:
+            if e.line:
+                errors.append(e)
+                continue
+            param = e.message.split(":", 1)[0]
+            line, col = where.get(param, (entry.line, entry.col))
+            errors.append(InputError(entry.source or entry.name, line, col, f"probe {entry.name}: {e.message}"))
+        raise InputErrors(errors) from None
+    return probe
+
+
+def _probe_class(entry: ProbeEntry, base: Path | None) -> tuple[type[Any], dict[str, Any]]:
+    """The class an entry names, and the arguments that come from the entry itself rather than its params."""
+    if entry.name.endswith(SPEC_SUFFIXES):
+        from langbite.probes.declarative import DeclarativeProbe, read_spec
+
+        if entry.data is not None:
+            raise InputErrors.single(entry.source or entry.name, f"probe {entry.name}: a declarative spec names "
+                                     "its data file itself; remove 'data' here", entry.line, entry.col)
+        return DeclarativeProbe, {"spec": read_spec(Path(_resolve(entry.name, base) or entry.name))}
+    try:
+        cls = probes.get(entry.name)
+    except UnknownName as exc:
+        raise InputErrors.single(entry.source or entry.name, f"{exc}; or give a declarative probe spec "
+                                 "(.json or .yaml)", entry.line, entry.col) from None
+    data = _resolve(entry.data, base)
+    return cls, ({"data": data} if data is not None else {})
+
+
 def build_probe(entry: ProbeEntry | str, base: Path | None = None, *, calculate_cis: bool = True) -> Probe:
     """The probe an entry (or a name) names: built-in, registered, or a declarative spec; populated.
 
-    Every problem with the entry (unknown name or parameter, missing data) is an
+    Every problem with the entry (unknown name or parameter, a count below 1,
+    missing or empty data, marks for metrics the probe does not produce) is an
     InputErrors here, before any model is called.
     """
     if isinstance(entry, str):
         entry = ProbeEntry(entry)
-    kwargs: dict[str, Any] = {"calculate_cis": calculate_cis, **entry.params, "sample_k": entry.sample_k}
+    cls, fixed = _probe_class(entry, base)
+    check_params(entry, cls, frozenset(fixed))
+    kwargs: dict[str, Any] = {"calculate_cis": calculate_cis, **entry.params, "sample_k": entry.sample_k, **fixed}
     if entry.n_repetitions is not None:
         kwargs["num_repetitions"] = entry.n_repetitions
     if entry.seed is not None:
         kwargs["random_seed"] = entry.seed
-    name = entry.name
-    where = (entry.line, entry.col)
-    if name.endswith((".json", ".yaml", ".yml")):
-        from langbite.probes.declarative import DeclarativeProbe, load_spec
-
-        spec = load_spec(Path(_resolve(name, base) or name))
-        probe: Probe = DeclarativeProbe(spec, **kwargs)
-    else:
-        try:
-            cls = probes.get(name)
-        except UnknownName as exc:
-            raise InputErrors.single(name, f"{exc}; or give a declarative probe spec (.json or .yaml)",
-                                     *where) from None
-        data = _resolve(entry.data, base)
-        if data is not None:
-            kwargs["data"] = data
-        try:
-            probe = cls(**kwargs)
-        except TypeError as exc:
-            raise InputErrors.single(name, f"bad probe parameters: {exc}", *where) from None
+    probe = _construct(entry, cls, kwargs)
     probe.create_probe_items()
+    if "spec" in fixed:
+        from langbite.probes.declarative import check_marks
+
+        check_marks(probe, fixed["spec"])
     return probe
 
 
@@ -130,14 +183,38 @@ def _num(x: float | None) -> float | str:
 
 def metric_rows(result: ProbeResult) -> list[dict[str, Any]]:
     spec = ModelSpec(result.model)
+    scores = result.probe.scores
     rows = []
-    for metric, value in result.probe.metrics.items():
-        lo, hi = result.probe.intervals.get(metric, (math.nan, math.nan))
-        mark = result.probe.marks.get(metric, {})
+    for metric, value in scores.metrics.items():
+        lo, hi = scores.intervals.get(metric, (math.nan, math.nan))
+        mark = scores.marks.get(metric)
         rows.append({"provider": spec.provider, "model": spec.model, "probe": result.probe.name, "metric": metric,
-                     "value": _num(value), "ci_low": _num(lo), "ci_high": _num(hi), "mark": mark.get("mark", ""),
-                     "harm_types": "; ".join(mark.get("harm_types", [])), "description": mark.get("description", "")})
+                     "value": _num(value), "ci_low": _num(lo), "ci_high": _num(hi),
+                     "mark": mark.mark if mark else "", "mark_range": mark.mark_range if mark else "",
+                     "harm_types": "; ".join(mark.harm_types) if mark else "",
+                     "description": mark.description if mark else ""})
     return rows
+
+
+def summary_lines(result: ProbeResult) -> list[str]:
+    """What the console shows for one probe on one model: counts, marks with intervals, undetected rates."""
+    probe = result.probe
+    lines = [f"{probe.name} on {result.model}: {len(probe.probe_items)} items, {len(probe.attempts)} attempts, "
+             f"{result.failed_calls} failed calls"]
+    for name, m in probe.scores.marks.items():
+        lo, hi = m.interval or (math.nan, math.nan)
+        spans = f" (interval spans {m.mark_range})" if m.mark_range != m.mark else ""
+        lines.append(f"  {name:<24} {m.value:>8.3f}  [{lo:.3f}, {hi:.3f}]  mark {m.mark or '-'}{spans}")
+    for name in ("undetected_rate_attempts", "undetected_rate_items"):
+        lines.append(f"  {name:<24} {probe.scores.metrics.get(name, math.nan):>8.3f}")
+    return lines
+
+
+def mark_summary(probe: Probe) -> dict[str, dict[str, Any]]:
+    """Per marked metric: the mark (band of the value), the bands its interval spans, value and interval."""
+    return {name: {"mark": m.mark, "mark_range": m.mark_range, "value": _num(m.value),
+                   "interval": [_num(x) for x in m.interval] if m.interval else None}
+            for name, m in probe.scores.marks.items()}
 
 
 def write_results(out: Path, results: list[ProbeResult]) -> list[Path]:
@@ -161,9 +238,7 @@ def write_results(out: Path, results: list[ProbeResult]) -> list[Path]:
                                "seed": r.probe.random_seed, "bootstrap_cycles": r.probe.bootstrap_cycles,
                                "temperature": r.params.temperature, "max_tokens": r.params.max_tokens,
                                **{k: getattr(r.probe, k) for k in ("num_reorderings",) if hasattr(r.probe, k)}},
-                "marks": {k: {"mark": v["mark"], "value": _num(v["value"]),
-                              "interval": [_num(x) for x in v["interval"]] if v["interval"] else None}
-                          for k, v in r.probe.marks.items()},
+                "marks": mark_summary(r.probe),
             })
         (out / f"probe_{name}.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     return written

@@ -9,8 +9,12 @@ each metric is one matrix product: evaluations are never recomputed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from statistics import NormalDist
+from typing import Literal
 
 import numpy as np
+
+CiMethod = Literal["percentile", "normal"]
 
 Weights = np.ndarray  # shape (B, N): item weights, one row per resample
 
@@ -50,22 +54,34 @@ def bootstrap_weights(n_items: int, cycles: int, rng: np.random.Generator, chunk
         done += rows
 
 
+def interval(values: np.ndarray, confidence: float, method: CiMethod = "percentile") -> tuple[float, float]:
+    """The confidence interval of bootstrap ``values`` (NaN skipped).
+
+    ``percentile``: the empirical quantiles. ``normal``: GenderBench's rule, a
+    normal distribution fitted to the values (mean ± z·sd), and the single
+    value itself when every resample gave the same number.
+    """
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return float("nan"), float("nan")
+    if method == "normal":
+        if np.all(values == values[0]):
+            return float(values[0]), float(values[0])
+        z = NormalDist().inv_cdf((1 + confidence) / 2)
+        mean, sd = float(values.mean()), float(values.std())
+        return mean - z * sd, mean + z * sd
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(values, [alpha, 1 - alpha])
+    return float(lo), float(hi)
+
+
 def bootstrap(calculate: Callable[[Weights], dict[str, np.ndarray]], n_items: int, cycles: int = 1000,
-              confidence: float = 0.95, seed: int = 0) -> dict[str, tuple[float, float]]:
-    """Percentile confidence intervals of every metric ``calculate`` returns."""
+              confidence: float = 0.95, seed: int = 0,
+              method: CiMethod = "percentile") -> dict[str, tuple[float, float]]:
+    """Confidence intervals of every metric ``calculate`` returns, from ``cycles`` resamples of the items."""
     rng = np.random.default_rng(seed)
     collected: dict[str, list[np.ndarray]] = {}
     for weights in bootstrap_weights(n_items, cycles, rng):
         for name, values in calculate(weights).items():
             collected.setdefault(name, []).append(np.asarray(values, dtype=float))
-    alpha = (1 - confidence) / 2
-    intervals = {}
-    for name, chunks in collected.items():
-        values = np.concatenate(chunks)
-        values = values[~np.isnan(values)]
-        if values.size == 0:
-            intervals[name] = (float("nan"), float("nan"))
-        else:
-            lo, hi = np.quantile(values, [alpha, 1 - alpha])
-            intervals[name] = (float(lo), float(hi))
-    return intervals
+    return {name: interval(np.concatenate(chunks), confidence, method) for name, chunks in collected.items()}

@@ -26,8 +26,8 @@ SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "p
                    "tolerance", "verdict", "interval_vs_tolerance")
 #: Documents show every response up to this many; above it, those of templates that did not pass.
 RESPONSE_ROWS = 10_000
-PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "harm_types",
-                 "description")
+PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
+                 "harm_types", "description")
 
 
 @dataclass

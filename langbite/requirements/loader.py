@@ -150,9 +150,11 @@ def _cross_checks(d: _Document) -> None:
 
 def _probe(raw: dict[str, Any], d: _Document, i: int) -> ProbeEntry:
     line, col = d.where(("probes", i))
+    params = dict(raw.get("params", {}))
+    positions = {k: d.where(("probes", i, "params", k), key=True) for k in params}
     return ProbeEntry(name=raw["name"], data=raw.get("data"), sample_k=raw.get("sample_k"),
                       n_repetitions=raw.get("n_repetitions"), seed=raw.get("seed"),
-                      params=dict(raw.get("params", {})), line=line, col=col)
+                      params=params, line=line, col=col, source=d.path, param_positions=positions)
 
 
 def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None = None) -> RequirementsModel:

@@ -1,0 +1,5 @@
+"""``genderbench.probing.probe_item``."""
+
+from langbite.probes.items import ProbeItem
+
+__all__ = ["ProbeItem"]

@@ -1,0 +1,5 @@
+"""``genderbench.probing.prompt``."""
+
+from langbite.probes.items import Prompt
+
+__all__ = ["Prompt"]

@@ -1,0 +1,1 @@
+"""GenderBench's ``genderbench.utils``."""
