@@ -73,10 +73,7 @@ def declared(target: type | Callable[..., Any], hidden: frozenset[str] = frozens
         if cls is object:
             break
         func = vars(cls)["__init__"] if cls is not None else target
-        try:
-            hints = typing.get_type_hints(func, include_extras=True)
-        except (NameError, TypeError):  # annotations naming local classes: parameters still count, types do not
-            hints = {}
+        hints = _hints(func)
         forwards = False
         for p in inspect.signature(func).parameters.values():
             if p.kind is p.VAR_KEYWORD:
@@ -86,6 +83,21 @@ def declared(target: type | Callable[..., Any], hidden: frozenset[str] = frozens
         if not forwards:
             break
     return out
+
+
+def _hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """Type hints of ``func``; a name only imported for type checking (or local to a test) reads as Any."""
+    unknown: dict[str, Any] = {}
+    for _ in range(20):
+        try:
+            return typing.get_type_hints(func, localns=unknown, include_extras=True)
+        except NameError as exc:
+            if not exc.name or exc.name in unknown:
+                break
+            unknown[exc.name] = Any
+        except TypeError:
+            break
+    return {}
 
 
 def _bounds(annotation: Any) -> Bounds | None:

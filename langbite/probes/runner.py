@@ -52,14 +52,19 @@ def _resolve(path: str | None, base: Path | None) -> str | None:
     return path
 
 
+def _error(entry: ProbeEntry, message: str, where: tuple[int, int] | None = None) -> InputError:
+    """An error about an entry: at its place in the requirements model, or named by the probe on a command line."""
+    if entry.source:
+        return InputError(entry.source, *(where or (entry.line, entry.col)), f"probe {entry.name}: {message}")
+    return InputError(entry.name, 0, 0, message)
+
+
 def _entry_errors(entry: ProbeEntry, problems: list[Problem]) -> InputErrors:
     """Parameter problems at the position of each parameter (the entry's own position when unknown)."""
-    source = entry.source or entry.name
     errors = []
     for p in problems:
         key = str(p.path[0]) if p.path else ""
-        line, col = entry.param_positions.get(key, (entry.line, entry.col))
-        errors.append(InputError(source, line, col, f"probe {entry.name}: params{p.message[1:]}"))
+        errors.append(_error(entry, f"params{p.message[1:]}", entry.param_positions.get(key)))
     return InputErrors(errors)
 
 
@@ -88,9 +93,7 @@ def _construct(entry: ProbeEntry, cls: type[Any], kwargs: dict[str, Any]) -> Pro
             if e.line:
                 errors.append(e)
                 continue
-            param = e.message.split(":", 1)[0]
-            line, col = where.get(param, (entry.line, entry.col))
-            errors.append(InputError(entry.source or entry.name, line, col, f"probe {entry.name}: {e.message}"))
+            errors.append(_error(entry, e.message, where.get(e.message.split(":", 1)[0])))
         raise InputErrors(errors) from None
     return probe
 
@@ -101,14 +104,12 @@ def _probe_class(entry: ProbeEntry, base: Path | None) -> tuple[type[Any], dict[
         from langbite.probes.declarative import DeclarativeProbe, read_spec
 
         if entry.data is not None:
-            raise InputErrors.single(entry.source or entry.name, f"probe {entry.name}: a declarative spec names "
-                                     "its data file itself; remove 'data' here", entry.line, entry.col)
+            raise InputErrors([_error(entry, "a declarative spec names its data file itself; remove 'data' here")])
         return DeclarativeProbe, {"spec": read_spec(Path(_resolve(entry.name, base) or entry.name))}
     try:
         cls = probes.get(entry.name)
     except UnknownName as exc:
-        raise InputErrors.single(entry.source or entry.name, f"{exc}; or give a declarative probe spec "
-                                 "(.json or .yaml)", entry.line, entry.col) from None
+        raise InputErrors([_error(entry, f"{exc}; or give a declarative probe spec (.json or .yaml)")]) from None
     data = _resolve(entry.data, base)
     return cls, ({"data": data} if data is not None else {})
 
