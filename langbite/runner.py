@@ -112,9 +112,9 @@ def _config_dir(config: RequirementsModel) -> Path | None:
 
 def build_probes(config: RequirementsModel) -> list[Any]:
     """The model's probes, populated; every bad name, parameter or data file fails here."""
-    from langbite.probes.runner import build_probe
+    from langbite.probes.runner import build_probes as build_each
 
-    return [build_probe(entry, _config_dir(config)) for entry in config.probes]
+    return build_each(config.probes, _config_dir(config))
 
 
 def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:

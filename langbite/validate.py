@@ -77,6 +77,10 @@ def validate_paths(paths: Sequence[Path]) -> str:
             config = load_requirements(m)
             if templates and config.requirements:
                 build_plan(config, templates)
+            if config.probes:
+                from langbite.probes.runner import check_entries  # the probe framework: only when a model has probes
+
+                check_entries(config.probes, m.parent)
         except InputErrors as exc:
             errors += exc.errors
     if errors:

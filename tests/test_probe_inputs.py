@@ -233,3 +233,20 @@ def test_the_shipped_spec_schema_is_the_one_generated_from_the_declarations() ->
     gender_rate = next(b["then"] for b in metrics if b["if"]["properties"]["name"]["const"] == "gender_rate")
     assert set(gender_rate["properties"]) == {"name", "group_by", "stereotype_by"}
     assert gender_rate["additionalProperties"] is False
+
+
+def test_validate_checks_every_probe_entry_of_a_requirements_model(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path / "jobs.csv", JOBS)
+    write(tmp_path / "jobs.yaml", YAML_SPEC.replace("stereotyp_by", "stereotype_by"))
+    model = write(tmp_path / "model.json", json.dumps({"requirements": [], "probes": [
+        {"name": "gest", "params": {"num_reorderings": 3, "readin": "lenient"}},
+        {"name": "jobs.yaml", "params": {"smaple_k": 2}},
+        {"name": "inventorie"},
+    ]}, indent=2))
+    assert main(["validate", str(model)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].startswith(f"{model}:8:9: probe gest: params: unknown parameter 'readin'; did you mean 'reading'?")
+    assert lines[1].startswith(f"{model}:14:9: probe jobs.yaml: params: unknown parameter 'smaple_k'; did you mean 'sample_k'?")
+    assert lines[2].startswith(f"{model}:17:5: probe inventorie: unknown probe 'inventorie'; did you mean 'inventories'?")
+    assert len(lines) == 3

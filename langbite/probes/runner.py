@@ -139,6 +139,37 @@ def build_probe(entry: ProbeEntry | str, base: Path | None = None, *, calculate_
     return probe
 
 
+def _each(entries: tuple[ProbeEntry, ...], base: Path | None, make: Any) -> list[Any]:
+    """``make(entry, base)`` for every entry, collecting every entry's errors before raising them together."""
+    out, errors = [], []
+    for entry in entries:
+        try:
+            out.append(make(entry, base))
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InputErrors(errors)
+    return out
+
+
+def build_probes(entries: tuple[ProbeEntry, ...], base: Path | None = None) -> list[Probe]:
+    """Every entry's probe, populated; the problems of all entries are reported at once."""
+    return _each(entries, base, build_probe)
+
+
+def check_entry(entry: ProbeEntry, base: Path | None = None) -> Probe:
+    """An entry's probe constructed but not populated: its name and parameters checked, no data read
+    (``validate`` does not fetch GEST from the Hub)."""
+    cls, fixed = _probe_class(entry, base)
+    check_params(entry, cls, frozenset(fixed))
+    return _construct(entry, cls, {**entry.params, **fixed})
+
+
+def check_entries(entries: tuple[ProbeEntry, ...], base: Path | None = None) -> None:
+    """:func:`check_entry` for every entry; all problems at once."""
+    _each(entries, base, check_entry)
+
+
 def attempt_key(probe: Probe, item: int, prompt: int, text: str) -> str:
     """The journal key of one probe prompt's answers (its repetitions are the answer's repetition)."""
     return digest("p", probe.name, item, prompt, text)
