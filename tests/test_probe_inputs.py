@@ -142,7 +142,8 @@ def test_declarative_data_that_is_missing_or_a_folder(tmp_path: Path, capsys: py
     (tmp_path / "jobs.csv").mkdir()
     path = write(tmp_path / "jobs.yaml", YAML_SPEC.replace("stereotyp_by", "stereotype_by"))
     assert main(["validate", str(path)]) == 2
-    assert one_line(capsys) == f"{path}:2:7: $.data: {tmp_path / 'jobs.csv'}: is a folder; give the probe data file itself"
+    folder = tmp_path / "jobs.csv"
+    assert one_line(capsys) == f"{path}:2:7: $.data: {folder}: is a folder; give the probe data file itself"
 
 
 @pytest.mark.parametrize(("template", "problem"), [
@@ -167,7 +168,8 @@ def test_spec_templates_substitute_plain_names_only(tmp_path: Path, capsys: pyte
 
 def test_plain_templates_fill_names_and_keep_escaped_braces() -> None:
     t = PlainTemplate("Answer {{in JSON}} about {who}: {who} and {what}.")
-    assert t.names == ("who", "what") and t.fill({"who": "{x.y}", "what": 3}) == "Answer {in JSON} about {x.y}: {x.y} and 3."
+    assert t.names == ("who", "what")
+    assert t.fill({"who": "{x.y}", "what": 3}) == "Answer {in JSON} about {x.y}: {x.y} and 3."
     with pytest.raises(TemplateProblem):
         GestTemplate('"{sentence}" (a) {option0} (b) {option1} (c) {option2.upper}', "W", "M", "N")
     with pytest.raises(TemplateProblem, match="all three options"):
@@ -247,6 +249,8 @@ def test_validate_checks_every_probe_entry_of_a_requirements_model(tmp_path: Pat
     assert main(["validate", str(model)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines[0].startswith(f"{model}:8:9: probe gest: params: unknown parameter 'readin'; did you mean 'reading'?")
-    assert lines[1].startswith(f"{model}:14:9: probe jobs.yaml: params: unknown parameter 'smaple_k'; did you mean 'sample_k'?")
-    assert lines[2].startswith(f"{model}:17:5: probe inventorie: unknown probe 'inventorie'; did you mean 'inventories'?")
+    assert lines[1].startswith(f"{model}:14:9: probe jobs.yaml: params: unknown parameter 'smaple_k'; "
+                               "did you mean 'sample_k'?")
+    assert lines[2].startswith(f"{model}:17:5: probe inventorie: unknown probe 'inventorie'; "
+                               "did you mean 'inventories'?")
     assert len(lines) == 3
