@@ -15,7 +15,6 @@ import pytest
 
 from conftest import REPO
 from langbite.probes import GestProbe, ModelGenerator
-from langbite.probes.generators import run_sync
 
 sys.path.insert(0, str(REPO / "bench"))
 from mock_openai import MockConfig, MockOpenAI  # noqa: E402
@@ -63,16 +62,3 @@ def test_arun_with_a_plain_generator_runs_it_off_the_loop() -> None:
         return metrics["frequency_male_option"]
 
     assert asyncio.run(cell()) == 1.0
-
-
-def test_run_sync_outside_and_inside_a_loop() -> None:
-    async def answer() -> int:
-        await asyncio.sleep(0)
-        return 42
-
-    assert run_sync(answer) == 42
-
-    async def inside() -> int:
-        return run_sync(answer)
-
-    assert asyncio.run(inside()) == 42
