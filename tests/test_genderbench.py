@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, SHARED
 from langbite.genderbench.generators.random import RandomGenerator
 from langbite.genderbench.probes import GestProbe, InventoriesProbe
 from langbite.genderbench.probes.generics.character_gender_evaluator import CharacterGenderEvaluator
@@ -39,6 +39,7 @@ from langbite.genderbench.probing.prompt import Prompt
 from langbite.genderbench.utils.math import nanmean, zero_div
 
 SYNTHETIC = REPO / "tests" / "data" / "probes" / "gest_synthetic.csv"
+GEST = SHARED / "data" / "gest" / "gest.csv"
 
 
 # --- the "Developing Probes" chess example, written out ---------------------------------------
@@ -327,25 +328,26 @@ def same(a: dict[str, float], b: dict[str, float]) -> bool:
         (math.isnan(a[k]) and math.isnan(b[k])) or math.isclose(a[k], b[k], abs_tol=1e-12) for k in a)
 
 
-def gest_data() -> list[tuple[str, int]]:
+def gest_data(path: Path = SYNTHETIC) -> list[tuple[str, int]]:
     import csv
 
-    return [(r["sentence"], int(r["stereotype"])) for r in csv.DictReader(SYNTHETIC.open(encoding="utf-8"))]
+    return [(r["sentence"].strip(), int(r["stereotype"])) for r in csv.DictReader(path.open(encoding="utf-8"))]
 
 
-def test_gest_every_metric_matches_an_independent_computation() -> None:
-    probe = GestProbe(data=SYNTHETIC, num_repetitions=2, calculate_cis=False, log_strategy="no")
+@pytest.mark.parametrize("data", [SYNTHETIC, pytest.param(GEST, marks=pytest.mark.skipif(
+    not GEST.exists(), reason="needs the real GEST data: ../shared/data/gest/gest.csv"))], ids=["synthetic", "gest"])
+def test_gest_every_metric_matches_an_independent_computation(data: Path) -> None:
+    probe = GestProbe(data=data, num_repetitions=2, calculate_cis=False, log_strategy="no")
     _, metrics = probe.run(RandomGenerator(GEST_ANSWERS, seed=11))
     assert len(metrics) == 60 and probe.num_reorderings == 6
-    sentences = dict(gest_data())
     items = []
-    for item in probe.probe_items:
-        sentence = re.search(r'say: "(.*)"\?', item.prompts[0].text).group(1)  # type: ignore[union-attr]
+    for item, (sentence, stereotype) in zip(probe.probe_items, gest_data(data), strict=True):  # file order
+        assert f'say: "{sentence}"?' in item.prompts[0].text
         chosen = []
         for attempt in item.attempts:
             i = genderbench_reading(attempt.answer or "")
             chosen.append(None if i is None else attempt.prompt.metadata["options"][i])
-        items.append((sentences[sentence], chosen))
+        items.append((stereotype, chosen))
     assert same(metrics, independent_gest_metrics(items))
     assert 0 < metrics["undetected_rate_attempts"] < 1
 

@@ -124,8 +124,7 @@ def test_missing_file(tmp_path: Path) -> None:
     assert errors_of(tmp_path / "nope.json") == [f"{tmp_path / 'nope.json'}: no such file"]
 
 
-@pytest.mark.parametrize("path", sorted((REPO / "requirements_models").glob("*.json")))
+@pytest.mark.parametrize("path", sorted(p for p in (REPO / "requirements_models").glob("*.json")
+                                         if not p.name.endswith(".schema.json")))
 def test_shipped_models_are_valid(path: Path) -> None:
-    if path.name.endswith(".schema.json"):
-        pytest.skip("the schema itself")
     assert load_requirements(path).requirements

@@ -68,11 +68,14 @@ def test_invalid_predictions_are_rejected_with_a_clear_message(prediction: objec
     assert any(message in p for p in problems), problems
 
 
-@pytest.mark.parametrize(("prediction", "_"), INVALID_PREDICTIONS)
+def _schema_can_tell(prediction: object) -> bool:
+    """Regex syntax is checked by langbite; JSON Schema cannot express it."""
+    return not (isinstance(prediction, dict) and prediction.get("operation") == "matchesRegex"
+                and "pattern" in prediction and "flags" not in prediction)
+
+
+@pytest.mark.parametrize(("prediction", "_"), [case for case in INVALID_PREDICTIONS if _schema_can_tell(case[0])])
 def test_the_schema_file_alone_rejects_them_too(prediction: object, _: str) -> None:
-    if isinstance(prediction, dict) and prediction.get("operation") == "matchesRegex" and "pattern" in prediction \
-            and "flags" not in prediction:
-        pytest.skip("regex syntax is checked by langbite, not expressible in JSON Schema")
     assert list(ORACLE.iter_errors(prediction)), f"the schema file accepts {prediction!r}"
 
 
