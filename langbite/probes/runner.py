@@ -36,6 +36,7 @@ from langbite.report.csv_writer import write_csv
 METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
                   "harm_types", "description")
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
+PROBE_OPTIONS = ("num_reorderings", "reading", "pronouns")  # recorded in probe_<name>.json when a probe has them
 
 
 @dataclass
@@ -269,7 +270,7 @@ def write_results(out: Path, results: list[ProbeResult]) -> list[Path]:
                 "parameters": {"n_repetitions": r.probe.num_repetitions, "sample_k": r.probe.sample_k,
                                "seed": r.probe.random_seed, "bootstrap_cycles": r.probe.bootstrap_cycles,
                                "temperature": r.params.temperature, "max_tokens": r.params.max_tokens,
-                               **{k: getattr(r.probe, k) for k in ("num_reorderings", "reading", "pronouns") if hasattr(r.probe, k)}},
+                               **{k: getattr(r.probe, k) for k in PROBE_OPTIONS if hasattr(r.probe, k)}},
                 "marks": mark_summary(r.probe),
             })
         (out / f"probe_{name}.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
