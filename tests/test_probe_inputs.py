@@ -254,3 +254,20 @@ def test_validate_checks_every_probe_entry_of_a_requirements_model(tmp_path: Pat
     assert lines[2].startswith(f"{model}:17:5: probe inventorie: unknown probe 'inventorie'; "
                                "did you mean 'inventories'?")
     assert len(lines) == 3
+
+
+def test_a_registered_probe_whose_marks_name_no_metric_of_it(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from langbite.probes import MarkDefinition
+
+    class Misnamed(InventoriesProbe):
+        mark_definitions = [MarkDefinition("masculinerate", [0, 0.1, 0.2, 0.3, 1])]
+
+    probes.add("misnamed", Misnamed)
+    try:
+        model = requirements_model(tmp_path, {"name": "misnamed"})
+        assert main(["run", str(model), "--llm", "scripted:fair", "--out", str(tmp_path / "run"), "-q"]) == 2
+        assert one_line(capsys) == (f"{model}:4:5: probe misnamed: a mark names metric 'masculinerate', which the "
+                                    "probe does not produce; did you mean 'masculine_rate'?")
+    finally:
+        probes.remove("misnamed")

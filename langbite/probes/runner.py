@@ -25,7 +25,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from langbite.errors import InputError, InputErrors
+from langbite.errors import InputError, InputErrors, suggest
 from langbite.execute.engine import Job
 from langbite.model import Answer, GenerationParams, ModelSpec, ProbeEntry, answer_key, digest
 from langbite.probes.params import Problem, explain, params_schema
@@ -137,7 +137,18 @@ def build_probe(entry: ProbeEntry | str, base: Path | None = None, *, calculate_
         from langbite.probes.declarative import check_marks
 
         check_marks(probe, fixed["spec"])
+    else:
+        _check_marks(entry, probe)
     return probe
+
+
+def _check_marks(entry: ProbeEntry, probe: Probe) -> None:
+    """A registered probe's marks name metrics it produces (when its calculator can tell in advance)."""
+    names = probe.metric_names()
+    unknown = [md.metric_name for md in probe.mark_definitions if names is not None and md.metric_name not in names]
+    if unknown:
+        raise InputErrors([_error(entry, f"a mark names metric '{m}', which the probe does not produce"
+                                         f"{suggest(m, sorted(names or ()))}") for m in unknown])
 
 
 def _each(entries: tuple[ProbeEntry, ...], base: Path | None, make: Any) -> list[Any]:
