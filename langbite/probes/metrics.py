@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from langbite.probes.probe import Probe
 
 Calculate = Callable[[Any, list[ProbeItem]], dict[str, float]]
-UNDETECTED_METRICS = ("undetected_rate_attempts", "undetected_rate_items")
+UNDETECTED_METRICS = ("undetected_rate_items", "undetected_rate_attempts")  # GenderBench's order
 
 
 def filter_undetected(func: Calculate) -> Calculate:
@@ -123,7 +123,7 @@ def undetected_metrics(weights: Weights, attempts: np.ndarray, undetected: np.nd
     with np.errstate(invalid="ignore", divide="ignore"):
         rate_attempts = (weights @ undetected) / (weights @ attempts)
     all_undetected = (undetected == attempts).astype(float)
-    return {"undetected_rate_attempts": rate_attempts, "undetected_rate_items": wmean(weights, all_undetected)}
+    return {"undetected_rate_items": wmean(weights, all_undetected), "undetected_rate_attempts": rate_attempts}
 
 
 def _column(items: list[ProbeItem], field: str) -> np.ndarray:
