@@ -85,19 +85,11 @@ def augmentation_prompt(template: Template, context: str, scenarios: Sequence[st
 
 def parse_variants(reply: str, context: str) -> list[Variant]:
     """The variants in a model's reply: the first JSON list of objects with a prompt (prose around it ignored)."""
-    decoder = json.JSONDecoder()
-    at = reply.find("[")
-    while at != -1:
-        try:
-            items, _ = decoder.raw_decode(reply, at)
-        except json.JSONDecodeError:
-            at = reply.find("[", at + 1)
-            continue
-        if isinstance(items, list):
-            return [Variant(context, str(i.get("scenario", "")), i["prompt"].strip()) for i in items
-                    if isinstance(i, dict) and isinstance(i.get("prompt"), str) and i["prompt"].strip()]
-        at = reply.find("[", at + 1)
-    return []
+    from langbite.oracles.matching import first_json
+
+    items = first_json(reply, list) or []
+    return [Variant(context, str(i.get("scenario", "")), i["prompt"].strip()) for i in items
+            if isinstance(i, dict) and isinstance(i.get("prompt"), str) and i["prompt"].strip()]
 
 
 def _slug(text: str) -> str:

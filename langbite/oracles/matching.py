@@ -21,7 +21,9 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00b4": "'"})
 _SPACE = re.compile(r"\s+")
@@ -81,19 +83,26 @@ def extract_json_object(text: str) -> dict[str, Any] | None:
 
     The text is parsed with :mod:`json` only; it is never evaluated as code.
     """
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    for chunk in [m.group(1) for m in _FENCE.finditer(text)] + [text]:
+        obj = first_json(chunk, dict)
+        if obj is not None:
+            return obj
+    return None
+
+
+def first_json(text: str, kind: type[T]) -> T | None:
+    """The first JSON value of type ``kind`` (dict or list) found in ``text``, parsed as data only."""
+    opening = "{" if kind is dict else "["
     decoder = json.JSONDecoder()
-    for chunk in candidates:
-        start = chunk.find("{")
-        while start != -1:
-            try:
-                obj, _ = decoder.raw_decode(chunk, start)
-            except json.JSONDecodeError:
-                start = chunk.find("{", start + 1)
-                continue
-            if isinstance(obj, dict):
-                return obj
-            start = chunk.find("{", start + 1)
+    start = text.find(opening)
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, kind):
+            return value
+        start = text.find(opening, start + 1)
     return None
 
 

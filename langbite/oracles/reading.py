@@ -320,14 +320,7 @@ def _find_phrase(text: str, phrase: str) -> int:
 
 
 def _contains_phrase(text: str, phrase: str) -> bool:
-    at = text.find(phrase)
-    while at != -1:
-        before = text[at - 1] if at else " "
-        after = text[at + len(phrase): at + len(phrase) + 1] or " "
-        if not before.isalnum() and (not after.isalnum() or not phrase[-1:].isalnum()):
-            return True
-        at = text.find(phrase, at + 1)
-    return False
+    return _find_phrase(text, phrase) != -1
 
 
 def split_sentences(answer: str) -> list[str]:
