@@ -27,11 +27,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
 
 from langbite.model import Outcome
 from langbite.oracles import matching, reading
-from langbite.oracles.base import SAME, Case, Oracle, OracleResult, register, summarise_outcomes
+from langbite.oracles.base import Case, Oracle, OracleResult, register, summarise_outcomes
 from langbite.oracles.lexicon import Lexicon, all_lexicons, fold, lexicon_for
 from langbite.oracles.reading import Stance
 

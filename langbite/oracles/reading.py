@@ -171,7 +171,8 @@ def _run(blocks: list[Any], source_len: int, minimum: int) -> int:
     blocks = [b for b in blocks if b.size]
     if not blocks or blocks[0].a > 2 or blocks[0].b > 2:
         return 0
-    start, end_a, end_b, size = blocks[0].a, blocks[0].a + blocks[0].size, blocks[0].b + blocks[0].size, blocks[0].size
+    first = blocks[0]
+    end_a, end_b, size = first.a + first.size, first.b + first.size, first.size
     for b in blocks[1:]:
         if b.a - end_a > 1 or b.b - end_b > 1:
             break
