@@ -2,7 +2,9 @@
 
 It answers ``POST /v1/chat/completions`` with a scripted reply after a fixed
 latency, and can inject faults: a share of 429 (with ``Retry-After``) and 500
-responses, and a share of requests that hang past the client's timeout.
+responses, a share of requests that hang past the client's timeout, and a
+share of malformed replies (``bad_reply``: null content, an empty ``choices``
+list, a body that is not JSON, an HTML error page with status 200 or 502).
 Written on asyncio streams with HTTP/1.1 keep-alive so that one core serves
 thousands of requests per second.
 
@@ -38,6 +40,20 @@ class MockConfig:
     retry_after: float | None = 0.05  # Retry-After on 429 (None: no header)
     seed: int = 0
     reply: Callable[[str], str] = default_reply
+    bad_reply: str = ""  # one of BAD_REPLIES: how the malformed share is answered
+    bad_rate: float = 1.0  # share of requests answered with bad_reply (when it is set)
+
+
+HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
+             b"<p>The upstream server did not answer.</p></body></html>")
+#: Malformed replies: (status, content type, body); a body of None is a chat completion with that defect.
+BAD_REPLIES: dict[str, tuple[int, str, bytes | None]] = {
+    "null_content": (200, "application/json", None),
+    "no_choices": (200, "application/json", None),
+    "invalid_json": (200, "application/json", b'{"id": "chatcmpl-1", "choices": [{"message": {"content": "No'),
+    "html_200": (200, "text/html; charset=utf-8", HTML_PAGE),
+    "html_502": (502, "text/html; charset=utf-8", HTML_PAGE),
+}
 
 
 @dataclass
@@ -45,8 +61,19 @@ class MockStats:
     requests: int = 0
     status: Counter[int] = field(default_factory=Counter)
     hung: int = 0
+    bad: int = 0  # malformed replies sent
     last_payloads: list[dict[str, Any]] = field(default_factory=list)  # the most recent 100 bodies
     authorization: set[str] = field(default_factory=set)
+
+
+def completion(n: int, model: str, prompt: str, text: str) -> dict[str, Any]:
+    """A chat completion body as the OpenAI API sends it, with token counts of about 4 characters each."""
+    tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(text) // 4)
+    return {
+        "id": f"chatcmpl-{n}", "object": "chat.completion", "created": 0, "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": tokens_in, "completion_tokens": tokens_out, "total_tokens": tokens_in + tokens_out},
+    }
 
 
 class MockOpenAI:
@@ -70,9 +97,10 @@ class MockOpenAI:
         return f"http://{self.host}:{self.port}/v1"
 
     async def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
-                       headers: dict[str, str] | None = None) -> None:
-        reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}[status]
-        head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json",
+                       headers: dict[str, str] | None = None, content_type: str = "application/json") -> None:
+        reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+                  502: "Bad Gateway"}[status]
+        head = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}",
                 f"Content-Length: {len(body)}", "Connection: keep-alive"]
         head += [f"{k}: {v}" for k, v in (headers or {}).items()]
         writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
@@ -129,16 +157,23 @@ class MockOpenAI:
         self.stats.last_payloads = [*self.stats.last_payloads[-99:], payload]
         prompt = payload.get("messages", [{}])[-1].get("content", "")
         text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
-        tokens_in = max(1, len(str(prompt)) // 4)
-        response = {
-            "id": f"chatcmpl-{self.stats.requests}", "object": "chat.completion", "created": 0,
-            "model": payload.get("model", "mock"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": tokens_in, "completion_tokens": max(1, len(text) // 4),
-                      "total_tokens": tokens_in + max(1, len(text) // 4)},
-        }
+        response = completion(self.stats.requests, payload.get("model", "mock"), str(prompt), text)
+        if c.bad_reply and self._rng.random() < c.bad_rate:
+            await self._bad(writer, c.bad_reply, response)
+            return
         self.stats.status[200] += 1
         await self._respond(writer, 200, json.dumps(response).encode())
+
+    async def _bad(self, writer: asyncio.StreamWriter, mode: str, response: dict[str, Any]) -> None:
+        status, content_type, body = BAD_REPLIES[mode]
+        if mode == "null_content":
+            response["choices"][0]["message"]["content"] = None
+        elif mode == "no_choices":
+            response["choices"] = []
+        self.stats.bad += 1
+        self.stats.status[status] += 1
+        await self._respond(writer, status, body if body is not None else json.dumps(response).encode(),
+                            content_type=content_type)
 
     def _serve(self) -> None:
         self._loop = asyncio.new_event_loop()
@@ -186,8 +221,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--fail-rate", type=float, default=0.0)
     parser.add_argument("--hang-rate", type=float, default=0.0)
+    parser.add_argument("--bad-reply", choices=sorted(BAD_REPLIES), default="", help="answer malformed replies")
+    parser.add_argument("--bad-rate", type=float, default=1.0, help="share of requests given --bad-reply")
     args = parser.parse_args()
-    server = MockOpenAI(MockConfig(args.latency, args.fail_rate, args.hang_rate), port=args.port).start()
+    config = MockConfig(args.latency, args.fail_rate, args.hang_rate, bad_reply=args.bad_reply, bad_rate=args.bad_rate)
+    server = MockOpenAI(config, port=args.port).start()
     print(f"serving on {server.base_url}; Ctrl-C stops")
     try:
         threading.Event().wait()

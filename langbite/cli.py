@@ -343,18 +343,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    from dotenv import load_dotenv
+    logging.captureWarnings(True)  # warnings go through the handler, and so through its redaction
+    from langbite.secrets import load_env, redact_logging, redact_text
 
-    load_dotenv(Path.cwd() / ".env", override=False)  # secrets stay in the environment only
+    redact_logging()  # every record, httpx's and openai's included: URLs lose their credentials
+    load_env()  # secrets stay in the environment only
     try:
         return COMMANDS[args.command](args)
     except InputErrors as exc:
         for e in exc.errors:
-            print(e, file=sys.stderr)
+            print(redact_text(str(e)), file=sys.stderr)
         return 2
     except BrokenPipeError:  # `langbite … | head`: the reader left; everything was written already
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+    except Exception:  # a bug: its traceback is shown, with any credential in it redacted
+        import traceback
+
+        print(redact_text(traceback.format_exc()), file=sys.stderr, end="")
+        return 1
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ from __future__ import annotations
 import logging
 import os
 import re
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from pathlib import Path
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 MASK = "***"
 #: Query parameters whose values are secrets.
@@ -28,12 +29,35 @@ _PARAM = re.compile(r"(?i)\b(" + "|".join(re.escape(p) for p in sorted(SECRET_PA
                     + r")=([^\s&'\"<>]+)")
 
 
+_USERINFO = re.compile(r"(//)[^/?#@\s]*@")
+_known: set[str] = set()
+
+
+def remember(url: str | None) -> None:
+    """Note the secrets inside ``url`` (its password, secret query values) so that free text never shows them.
+
+    Called for every base URL langbite is given, wherever it came from, so that a
+    library that quotes the URL in its own words (or percent-decoded) is redacted too.
+    """
+    if not url:
+        return
+    try:
+        parts = urlsplit(url.strip())
+        found = [parts.password or "", *(v for k, v in parse_qsl(parts.query) if k.lower() in SECRET_PARAMS)]
+    except ValueError:
+        found = [m.group(2) for m in _PARAM.finditer(url)]
+    for value in found:
+        for form in (value, unquote(value), quote(value, safe="")):
+            if len(form) >= 4:
+                _known.add(form)
+
+
 def redact_url(url: str) -> str:
     """``url`` without credentials: user:password@ is dropped and secret query values become ***."""
     try:
         parts = urlsplit(url)
-    except ValueError:
-        return _PARAM.sub(lambda m: f"{m.group(1)}={MASK}", url)
+    except ValueError:  # not parseable as a URL: remove what looks like credentials all the same
+        return _PARAM.sub(lambda m: f"{m.group(1)}={MASK}", _USERINFO.sub(r"\1", url))
     netloc = parts.netloc
     if "@" in netloc:
         netloc = netloc.rsplit("@", 1)[1]
@@ -45,8 +69,9 @@ def redact_url(url: str) -> str:
 
 
 def _secret_values() -> list[str]:
-    return sorted({v for k, v in os.environ.items() if SECRET_ENV.search(k.upper()) and len(v) >= 8},
-                  key=len, reverse=True)
+    """Values of the key variables in the environment, and the secrets of every URL seen so far."""
+    values = {v for k, v in os.environ.items() if SECRET_ENV.search(k.upper()) and len(v) >= 8}
+    return sorted(values | _known, key=len, reverse=True)
 
 
 def redact_text(text: str) -> str:
@@ -71,4 +96,29 @@ class RedactingFilter(logging.Filter):
         clean = redact_text(message)
         if clean != message:
             record.msg, record.args = clean, None
+        if record.exc_info and not record.exc_text:  # the formatter uses exc_text when it is set
+            record.exc_text = redact_text(logging.Formatter().formatException(record.exc_info))
         return True
+
+
+def redact_logging(logger: logging.Logger | None = None) -> None:
+    """Put a :class:`RedactingFilter` on every handler of ``logger`` (the root logger by default).
+
+    A filter on a handler sees the records of every logger that propagates to it,
+    so HTTP libraries' request lines (which quote URLs) are redacted too.
+    """
+    for handler in (logger or logging.getLogger()).handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(RedactingFilter())
+
+
+def load_env(folder: Path | None = None) -> None:
+    """Read ``.env`` in ``folder`` (the current one) into the environment, never over a variable already set.
+
+    Both the command line and the Python API call this, so keys (and LangBiTe's
+    ``API_KEY_*`` names) reach the providers the same way; they stay in the
+    environment only and are never written anywhere.
+    """
+    from dotenv import load_dotenv
+
+    load_dotenv((folder or Path.cwd()) / ".env", override=False)

