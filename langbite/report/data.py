@@ -8,6 +8,7 @@ same workbook and page without calling any model.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ from langbite.plan import Plan
 from langbite.report import rows
 from langbite.report.csv_writer import read_csv
 
+log = logging.getLogger(__name__)
 Answers = Mapping[tuple[str, str, int], Answer]
 
 SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "refused",
@@ -97,10 +99,12 @@ def gather(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evalua
 def _meta(run_dir: Path) -> dict[str, Any]:
     path = run_dir / "run.json"
     try:
-        meta: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except ValueError:
+        meta: Any = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except ValueError as exc:  # UnicodeDecodeError included
+        log.warning("%s is damaged (%s); the reports are written without its details (versions, times, "
+                    "counts); the next 'langbite run' in this folder writes it again", path, exc)
         meta = {}
-    return meta
+    return meta if isinstance(meta, dict) else {}
 
 
 def gather_probes_only(run_dir: Path, meta: dict[str, Any] | None = None) -> ReportData:
