@@ -146,8 +146,8 @@ def _huggingface(spec: ModelSpec) -> LLMService:
 def _replicate(spec: ModelSpec) -> LLMService:
     """Replicate's hosted models through LangChain's ``Replicate`` LLM (text in, text out)."""
     token = env_first("REPLICATE_API_TOKEN", "API_KEY_REPLICATE")
-    if token:  # the integration's client reads only REPLICATE_API_TOKEN, whatever it is given
-        os.environ.setdefault("REPLICATE_API_TOKEN", token)
+    if token and not os.environ.get("REPLICATE_API_TOKEN"):  # the integration's client reads only this name
+        os.environ["REPLICATE_API_TOKEN"] = token
 
     def build(p: GenerationParams) -> Any:
         from langchain_community.llms import Replicate
