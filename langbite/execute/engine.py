@@ -189,8 +189,9 @@ class Engine:
         """(generation, error, cached) for one prompt; provider faults become an error string."""
         service = self.services[spec]
         params = self.params.for_repetition(repetition)
-        key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)
+        key = ""
         if self.cache is not None:
+            key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)
             hit = self.cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
