@@ -98,7 +98,7 @@ def test_entry_points_add_providers_and_factories(tmp_path: Path) -> None:
     out = tmp_path / "run"
     run = langbite("run", str(model), "--out", str(out), "-q", cwd=tmp_path, env=env)
     listing = langbite("llms", cwd=tmp_path, env=env)
-    assert run.returncode in (0, 1), run.stderr
+    assert run.returncode in (0, 1, 3), run.stderr  # 'Nope.' reads as undetermined
     answers: dict[str, set[str]] = {}
     for row in read_rows(out / "responses.csv"):
         answers.setdefault(f"{row['provider']}:{row['model']}", set()).add(row["response"])

@@ -198,7 +198,9 @@ def read_completion(body: bytes) -> Generation:
         raise InvalidReply("the model returned no content (null)")
     if not isinstance(content, str):
         raise InvalidReply(f"the model's content is a JSON {type(content).__name__}, not text")
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    usage = data.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     return Generation(text=content, tokens_in=_count(usage.get("prompt_tokens")),
                       tokens_out=_count(usage.get("completion_tokens")))
 
