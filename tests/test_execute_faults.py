@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import subprocess
 import sys
@@ -289,3 +290,34 @@ def test_the_lock_names_the_holder_pid(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert (tmp_path / ".lock").read_text() == str(holder.pid)  # the live holder's lock was left alone
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    (b'{"error": {"message": "model  overloaded", "type": "server_error"}}',
+     "the server answered with an error: model overloaded"),
+    (b'{"error": "quota exceeded"}', "the server answered with an error: quota exceeded"),
+    (b'["a", "list"]', "the server's reply is not a chat completion (it is a JSON list)"),
+    (b'{"choices": [{"message": {"content": ["part"]}}]}', "the model's content is a JSON list, not text"),
+    (b'{"choices": [{"message": null}]}', "the model returned no content (null)"),
+    (b'{"choices": {"0": {}}}', "the server returned no choices"),
+    (b"", "the server sent an empty reply"),
+    (b"   \n", "the server sent an empty reply"),
+    (b"\xff\xfe not text", "the server's reply is not valid JSON"),
+    (b"<html><body>Sign in</body></html>", "the server sent an HTML page instead of an answer"),
+])
+def test_read_completion_says_what_came_instead_of_an_answer(body: bytes, reason: str) -> None:
+    from langbite.execute.services import InvalidReply, read_completion
+
+    with pytest.raises(InvalidReply) as caught:
+        read_completion(body)
+    assert str(caught.value).startswith(reason), str(caught.value)
+
+
+def test_read_completion_reads_text_and_token_counts() -> None:
+    from langbite.execute.services import Generation, read_completion
+
+    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "No."}}],
+                       "usage": {"prompt_tokens": 12, "completion_tokens": 2}}).encode()
+    assert read_completion(body) == Generation("No.", 12, 2)
+    no_usage = b'{"choices": [{"message": {"content": ""}}], "usage": {"prompt_tokens": "x"}}'
+    assert read_completion(no_usage) == Generation("", 0, 0)

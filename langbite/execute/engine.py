@@ -26,7 +26,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import Limits
-from langbite.execute.services import Generation, InvalidReply, LLMService, html_title
+from langbite.execute.services import Generation, InvalidReply, LLMService, html_page
 from langbite.model import Answer, GenerationParams
 from langbite.secrets import redact_text
 
@@ -123,14 +123,14 @@ class _Wait:
         return min(asked, MAX_WAIT) if asked is not None else float(self.backoff(state))
 
 
-def _html_title(exc: BaseException) -> str | None:
-    """The title of an HTML error page (a proxy's 502, a login page) that came back instead of JSON."""
+def _html_page(exc: BaseException) -> str | None:
+    """An HTML error page (a proxy's 502, a login page) that came back instead of JSON, named by its title."""
     response = getattr(exc, "response", None)
     try:
         body = str(getattr(response, "text", "") or "")
     except Exception:  # a streamed body that was never read
         return None
-    return html_title(body)
+    return html_page(body)
 
 
 def describe(exc: BaseException, timeout: float) -> str:
@@ -142,9 +142,9 @@ def describe(exc: BaseException, timeout: float) -> str:
     if isinstance(exc, InvalidReply):
         reason = text or "the server's reply is not an answer"
     elif status is not None:
-        title = _html_title(exc)
-        if title:
-            reason = f"HTTP {status}: the server sent an HTML page ({title}) instead of an answer"
+        page = _html_page(exc)
+        if page:
+            reason = f"HTTP {status}: the server sent {page} instead of an answer"
         else:
             reason = f"HTTP {status}: {text}" if text and not text.startswith(str(status)) else text or f"HTTP {status}"
     else:

@@ -115,19 +115,20 @@ class ChatModelService:
                           tokens_out=int(usage.get("output_tokens", 0) or 0))
 
 
-def html_title(body: str) -> str | None:
-    """``'502 Bad Gateway'`` for an HTML page with that title; ``'an HTML page'`` without one; None for non-HTML."""
+def html_page(body: str) -> str | None:
+    """``'an HTML page (502 Bad Gateway)'`` for an HTML body, with its title when it has one; None for non-HTML."""
     head = body.lstrip()[:2048].lower()
     if not head.startswith(("<!doctype html", "<html", "<head", "<body")):
         return None
     match = _TITLE.search(body[:4096])
-    return " ".join(match.group(1).split())[:120] if match and match.group(1).strip() else "an HTML page"
+    title = " ".join(match.group(1).split())[:120] if match else ""
+    return f"an HTML page ({title})" if title else "an HTML page"
 
 
 def _not_json(body: str) -> str:
-    title = html_title(body)
-    if title:
-        return f"the server sent an HTML page ({title}) instead of an answer"
+    page = html_page(body)
+    if page:
+        return f"the server sent {page} instead of an answer"
     snippet = " ".join(body[:80].split())
     return f"the server's reply is not JSON (it sent {snippet!r})" if snippet else "the server sent an empty reply"
 
@@ -179,8 +180,7 @@ def read_completion(body: bytes) -> Generation:
         data = json.loads(body)
     except ValueError as exc:  # not JSON (UnicodeDecodeError included): an HTML page, a cut body
         text = body.decode("utf-8", errors="replace")
-        title = html_title(text)
-        if title or not text.strip():
+        if html_page(text) or not text.strip():
             raise InvalidReply(_not_json(text)) from None
         raise InvalidReply(f"the server's reply is not valid JSON ({exc})") from None
     if not isinstance(data, dict):
