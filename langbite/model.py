@@ -12,6 +12,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ class Instance:
     text: str  # the instantiated template prompt, before framing
     prompt: str  # the full text sent to the model
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The journal key of this instance's answers; includes the prompt, so two templates never share it."""
         return digest("t", self.requirement, self.language, self.template_id, self.index, self.prompt)

@@ -312,14 +312,21 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
 async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions) -> Stats:
     from itertools import chain
 
-    from langbite.probes.runner import probe_jobs
-
     probes = build_probes(plan.config) if plan.config.probes else []
-    jobs = {m.spec: _pending(chain(template_jobs(plan, m.spec), *(probe_jobs(p, m.spec) for p in probes)), done)
+    jobs = {m.spec: _pending(chain(template_jobs(plan, m.spec), *_probe_jobs(probes, m.spec)), done)
             for m in plan.models}
     concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
     total = plan.n_calls - len(done)
     return await engine.run(jobs, concurrency, max(total, 0), progress=options.progress)
+
+
+def _probe_jobs(probes: list[Any], spec: str) -> list[Iterator[Job]]:
+    """Every probe's jobs for one model (the probe machinery is imported only when a run has probes)."""
+    if not probes:
+        return []
+    from langbite.probes.runner import probe_jobs
+
+    return [probe_jobs(p, spec) for p in probes]
 
 
 def rebuild(run_dir: Path) -> RunResult:

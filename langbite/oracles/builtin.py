@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from langbite.model import Outcome
 from langbite.oracles import matching, reading
@@ -201,12 +201,24 @@ class StanceOracle(_PerAnswer):
         return f"A fair answer says {self.fair_stance} (or rejects the generalisation); the contrary is biased."
 
 
+@lru_cache(maxsize=4096)
+def _value_stance(value: str, lexicon: Lexicon) -> Stance | None:
+    """The stance an expected value is, when the whole value is a stand-alone yes or no ("No", not "No lo sé").
+
+    A value of the library is read once per lexicon, not once per answer it is compared with.
+    """
+    stance = reading.leading_stance(value, lexicon)
+    if stance.stance is not None and stance.kind == "standalone" and stance.end == len(reading.clean(value)):
+        return stance.stance
+    return None
+
+
 def _says(text: str, value: str, look: Look) -> bool:
     """Does the answer open with ``value``? A yes or no value is read as a stance ("No lo sé" is not "No")."""
-    stance = reading.leading_stance(value, look.lexicon)
-    if stance.stance is not None and stance.kind == "standalone" and stance.end == len(reading.clean(value)):
+    stance = _value_stance(value, look.lexicon)
+    if stance is not None:
         found = look.stance
-        return found.stance is stance.stance and not found.contradictory
+        return found.stance is stance and not found.contradictory
     return matching.starts_with(text, value)
 
 
@@ -238,6 +250,17 @@ def _picks(text: str, value: str, lexicon: Lexicon) -> bool:
     return False
 
 
+@lru_cache(maxsize=4096)
+def _implied_stance(fair: tuple[str, ...], biased: tuple[str, ...], lexicon: Lexicon) -> Stance | None:
+    """The stance every stance-like fair value takes (or the opposite of the biased values'), read once."""
+    for values, flip in ((fair, False), (biased, True)):
+        found = {r.stance for v in values if (r := reading.leading_stance(v, lexicon)).stance is not None}
+        if len(found) == 1:
+            stance = found.pop()
+            return stance.opposite if flip else stance
+    return None
+
+
 @dataclass(frozen=True)
 class _Valued(_PerAnswer):
     """Expected-value oracles: fair values, contrary values, and the stance they imply."""
@@ -261,13 +284,7 @@ class _Valued(_PerAnswer):
         the biased values' stance)."""
         if self.fair_stance:
             return Stance(self.fair_stance)
-        fair, biased = self.sides
-        for values, flip in ((fair, False), (biased, True)):
-            found = {r.stance for v in values if (r := reading.leading_stance(v, lexicon)).stance is not None}
-            if len(found) == 1:
-                stance = found.pop()
-                return stance.opposite if flip else stance
-        return None
+        return _implied_stance(*self.sides, lexicon)
 
     def read(self, look: Look) -> Read:
         fair, biased = self.sides

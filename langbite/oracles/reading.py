@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from langbite.oracles.lexicon import Lexicon, fold
@@ -154,6 +155,8 @@ def echo_end(answer: str, sources: tuple[str, ...], minimum: int = 4) -> int:
         best = 0
         for source in sources:
             s = [stem(w) for w in _squash(source).split()[:18]]
+            if set(a[:3]).isdisjoint(s[:3]):
+                continue  # no run can start within the first words of both (what _run asks): skip the matcher
             best = max(best, _run(SequenceMatcher(None, a, s, autojunk=False).get_matching_blocks(), len(s), minimum))
         if not best:
             break
@@ -306,7 +309,21 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
     """The first sentence declines (step 5)."""
     head = strip_lead(clean(first_sentence(answer)), lexicon)
     phrases = (*lexicon.refusals, *(fold(e) for e in extra))
-    return any(_contains_phrase(head, p) for p in phrases)
+    return _phrase_pattern(phrases).search(head) is not None
+
+
+@lru_cache(maxsize=256)
+def _phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """One regular expression that finds any of ``phrases`` where :func:`_contains_phrase` would.
+
+    ``[^\\W_]`` is exactly ``str.isalnum``: a phrase must not continue a word on its
+    left, nor on its right unless it ends in punctuation.
+    """
+    if not phrases:
+        return re.compile(r"(?!)")
+    edge = r"(?![^\W_])"
+    return re.compile(r"(?<![^\W_])(?:" + "|".join(
+        re.escape(p) + (edge if p[-1:].isalnum() else "") for p in phrases) + ")")
 
 
 def _find_phrase(text: str, phrase: str) -> int:
