@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import gc
 import logging
 import sys
 import time
@@ -230,6 +231,9 @@ class Engine:
         """Run every model's jobs side by side, each under its concurrency limit."""
         started = time.perf_counter()
         bar = _progress_bar(total) if progress and total else None
+        # what exists now (plan, library, lexicons, imported modules) lives through the run: keep it out of
+        # the collector's full passes, which otherwise rescan it again and again while answers arrive
+        gc.freeze()
         try:
             tasks = []
             for spec, model_jobs in jobs.items():
@@ -240,6 +244,7 @@ class Engine:
                 tasks += [asyncio.create_task(self._worker(shared, bar)) for _ in range(n)]
             await asyncio.gather(*tasks)
         finally:
+            gc.unfreeze()
             if bar is not None:
                 bar.close()
             if self.cache is not None:
