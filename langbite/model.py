@@ -130,6 +130,7 @@ class Template:
     line: int = 0
     markups: tuple[str, ...] = ()  # distinct markups in order of first appearance
     domain: Domain = Domain.GENERAL
+    id_column: int = 1  # the template_id column's position in the file, for messages
 
     @property
     def text_digest(self) -> str:
@@ -158,6 +159,8 @@ class Requirement:
     verdict_by: VerdictRule = VerdictRule.POINT
     max_undetermined: float = 0.25  # above this share of undetermined (or errored) templates: Inconclusive
     domains: tuple[Domain, ...] = ()  # () selects every domain
+    # Where the requirement's fields are written (field → (line, column)), for messages about it.
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,11 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from langbite.errors import ErrorCollector
+from langbite.errors import ErrorCollector, suggest
 from langbite.instantiate import instantiate
+from langbite.library.concerns import known_concerns
 from langbite.library.markups import MARKUP
 from langbite.model import Instance, ModelSpec, Requirement, RequirementsModel, Template
 
@@ -38,6 +40,7 @@ class Plan:
     items: tuple[PlannedTemplate, ...]
     template_files: tuple[Path, ...] = ()
     probe_attempts: int = 0  # per model: every probe's attempts
+    excluded: tuple[dict[str, Any], ...] = ()  # library rows left out for a template problem (see run.json)
 
     @property
     def models(self) -> tuple[ModelSpec, ...]:
@@ -92,6 +95,23 @@ def select(templates: Sequence[Template], req: Requirement, language: str) -> li
     return chosen
 
 
+def _why_nothing(req: Requirement, language: str, templates: Sequence[Template]) -> str:
+    """The message for a requirement that selects no template, with the likeliest cause named."""
+    message = (f"requirement '{req.name}' selects no template in {language} (concern '{req.concern}', "
+               f"markup {req.markup}, inputs {'/'.join(req.inputs)}, reflections {'/'.join(req.reflections)})")
+    in_language = [t for t in templates if t.language == language]
+    concerns = sorted({t.concern for t in in_language})
+    if req.concern not in concerns:
+        known = known_concerns()
+        hint = "" if req.concern in known else (suggest(req.concern, concerns) or suggest(req.concern, list(known)))
+        return f"{message}: no template of concern '{req.concern}' in {language}{hint}"
+    markup_roots = sorted({r for t in in_language if t.concern == req.concern for r in _roots(t)})
+    if markup_roots and req.markup not in markup_roots:
+        return (f"{message}: the templates of concern '{req.concern}' use {', '.join(markup_roots)}"
+                f"{suggest(req.markup, markup_roots)}")
+    return message
+
+
 def sample(templates: list[Template], n: int, seed: int, requirement: str) -> list[Template]:
     """Keep ``n`` templates chosen reproducibly (all of them when n is 0 or larger)."""
     if n <= 0 or len(templates) <= n:
@@ -109,10 +129,8 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template]) -> Plan
         for lang in req.languages:
             candidates = select(templates, req, lang)
             if not candidates:
-                errors.add(config.path, 0, 0,
-                           f"requirement '{req.name}' selects no template in {lang} (concern '{req.concern}', "
-                           f"markup {req.markup}, inputs {'/'.join(req.inputs)}, "
-                           f"reflections {'/'.join(req.reflections)})")
+                line, col = req.positions.get("concern", (0, 0))
+                errors.add(config.path, line, col, _why_nothing(req, lang, templates))
                 continue
             for t in sample(candidates, config.n_templates, config.seed, req.name):
                 instances = instantiate(t, req)

@@ -78,8 +78,10 @@ class Registry(Generic[T]):
         for ep in entry_points(group=self.group):
             try:
                 obj = ep.load()
-            except Exception:  # a broken plugin must not break the tool
-                log.exception("could not load %s plugin '%s'", self.kind, ep.name)
+            except Exception as exc:  # a broken plugin must not break the tool
+                # one line by default; the traceback is for the plugin's author, with -v
+                log.error("could not load %s plugin '%s' (%s): %s", self.kind, ep.name, ep.value, exc)
+                log.debug("traceback of plugin '%s'", ep.name, exc_info=True)
                 continue
             if self._key(ep.name) not in self._items:
                 self.add(ep.name, obj)

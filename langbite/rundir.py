@@ -159,7 +159,8 @@ def versions() -> dict[str, str]:
 
 
 def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tuple[Path, ...],
-                   identities: dict[str, str], started: str, counts: dict[str, Any]) -> None:
+                   identities: dict[str, str], started: str, counts: dict[str, Any],
+                   excluded: tuple[dict[str, Any], ...] = ()) -> None:
     doc = {
         "langbite_run": 2,
         "started": started,
@@ -170,6 +171,7 @@ def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tup
         "models": [{"spec": m.spec, "identity": identities.get(m.spec, "")} for m in config.models],
         "parameters": parameters(config),
         "counts": counts,
+        "excluded_templates": list(excluded),  # library rows left out for a template problem
     }
     (run_dir / "run.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
 

@@ -31,7 +31,7 @@ from langbite.execute.engine import Engine, Job, Stats
 from langbite.execute.journal import JOURNAL, Journal, read_journal
 from langbite.execute.providers import DEFAULT_MODEL, build_service, resolve_spec
 from langbite.execute.services import LLMService, close_services
-from langbite.library.templates import load_templates, template_files
+from langbite.library.templates import Library, load_library
 from langbite.model import Evaluation, ModelSpec, RequirementsModel, Verdict, answer_key
 from langbite.plan import Plan, build_plan
 from langbite.report import rows
@@ -117,6 +117,20 @@ def build_probes(config: RequirementsModel) -> list[Any]:
     return build_each(config.probes, _config_dir(config))
 
 
+def _declared(config: RequirementsModel) -> dict[str, set[str]]:
+    """The markups the requirements declare for their concerns (a new markup needs no edit of concerns.json)."""
+    declared: dict[str, set[str]] = {}
+    for req in config.requirements:
+        declared.setdefault(req.concern, set()).add(req.markup)
+    return declared
+
+
+def _warn_excluded(library: Library) -> None:
+    for row in library.excluded_rows():
+        log.warning("template left out (%s:%s): %s", row["file"], row["line"],
+                    "; ".join(p.split(": ", 1)[-1] for p in row["problems"]))
+
+
 def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:
     """Load templates and build the plan; raises InputErrors for any bad input."""
     options = options or RunOptions()
@@ -131,8 +145,10 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     files: tuple[Path, ...] = ()
     plan = Plan(config, ())
     if config.requirements:
-        files = tuple(template_files(options.templates) if options.templates else default_template_files())
-        plan = build_plan(config, load_templates(files))
+        library = load_library(options.templates or default_template_files(), declared=_declared(config))
+        _warn_excluded(library)
+        files = library.files
+        plan = dataclasses.replace(build_plan(config, library.templates), excluded=tuple(library.excluded_rows()))
     attempts = sum(len(p.attempts) for p in build_probes(config)) if config.probes else 0
     return dataclasses.replace(plan, template_files=files, probe_attempts=attempts)
 
@@ -269,7 +285,7 @@ async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> 
         log.info("evaluation and CSV reports: %.2fs", time.perf_counter() - clock)
         identities = {s: services[s].identity for s in services}
         write_run_json(run_dir, plan.config, plan.template_files, identities, started,
-                       _counts(plan, stats, groups, len(answers)))
+                       _counts(plan, stats, groups, len(answers)), plan.excluded)
         clock = time.perf_counter()
         write_documents(run_dir, plan, answers, evaluations)
         log.info("report.xlsx and report.html: %.2fs", time.perf_counter() - clock)
@@ -345,8 +361,11 @@ def plan_of(run_dir: Path) -> Plan:
     names = doc.pop("templates", [])
     config = parse_requirements({k: v for k, v in doc.items() if v is not None}, str(config_path))
     files = tuple(run_dir / "templates" / n for n in names)
-    plan = build_plan(config, load_templates(files)) if config.requirements else Plan(config, ())
-    return dataclasses.replace(plan, template_files=files)
+    if not config.requirements:
+        return dataclasses.replace(Plan(config, ()), template_files=files)
+    library = load_library(files, declared=_declared(config))
+    plan = build_plan(config, library.templates)
+    return dataclasses.replace(plan, template_files=files, excluded=tuple(library.excluded_rows()))
 
 
 async def arebuild(run_dir: Path) -> RunResult:

@@ -11,9 +11,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from langbite.errors import InputError, InputErrors
-from langbite.library.templates import load_templates
-from langbite.model import Template
+from langbite.errors import ErrorCollector, InputError, InputErrors
+from langbite.library.templates import load_library
 from langbite.plan import build_plan
 from langbite.requirements import load_requirements
 from langbite.resources import data_dir, default_template_files
@@ -39,7 +38,11 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
             found = sorted(q for q in p.iterdir() if q.suffix in (".csv", ".tsv"))
             libraries += found
             if not found:  # JSON files beside a library (concerns.json, …) describe it; they are not models
-                models += sorted(q for q in p.iterdir() if q.suffix == ".json" and not q.name.endswith(".schema.json"))
+                jsons = sorted(q for q in p.iterdir() if q.suffix == ".json" and not q.name.endswith(".schema.json"))
+                models += jsons
+                if not jsons:
+                    errors.append(InputError(str(p), 0, 0, "is a folder with no template library (.csv, .tsv) "
+                                             "or requirements model (.json) in it"))
         elif p.suffix in (".csv", ".tsv"):
             libraries.append(p)
         elif p.suffix in (".json", ".yaml", ".yml"):
@@ -52,18 +55,34 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
 
 
 def validate_paths(paths: Sequence[Path]) -> str:
-    """Validate libraries, requirements models and probe specs; one-line summary, or InputErrors with all problems."""
+    """Validate libraries, requirements models and probe specs; one-line summary, or InputErrors with all problems.
+
+    One pass: the requirements models are read first (their markups declare new ones for the
+    libraries), every library row is checked, and each model is planned against the rows that
+    could be read, so a bad header, tolerance or template does not hide the other problems.
+    """
     if not paths:
         paths = [data_dir("templates"), data_dir("requirements_models")]
     libraries, models, errors = _split(paths)
-    templates: list[Template] = []
-    try:
-        templates = load_templates(libraries)
-    except InputErrors as exc:
-        errors += exc.errors
-    if models and not libraries:
-        templates = load_templates(default_template_files())
     specs = [m for m in models if _is_probe_spec(m)]
+    models = [m for m in models if m not in specs]
+    configs = []
+    for m in models:
+        try:
+            configs.append((m, load_requirements(m)))
+        except InputErrors as exc:
+            errors += exc.errors
+    declared: dict[str, set[str]] = {}
+    for _, config in configs:
+        for req in config.requirements:
+            declared.setdefault(req.concern, set()).add(req.markup)
+    collector = ErrorCollector()
+    library = load_library(libraries or (default_template_files() if models else []), strict=False,
+                           declared=declared, errors=collector)
+    errors += collector.errors
+    if libraries:  # the shipped library is the user's only when they name it
+        errors += library.excluded
+    templates = list(library.templates)
     if specs:
         from langbite.probes.declarative import load_spec  # numpy and the probe framework: only when needed
     for spec in specs:
@@ -71,10 +90,8 @@ def validate_paths(paths: Sequence[Path]) -> str:
             load_spec(spec)
         except InputErrors as exc:
             errors += exc.errors
-    models = [m for m in models if m not in specs]
-    for m in models:
+    for m, config in configs:
         try:
-            config = load_requirements(m)
             if templates and config.requirements:
                 build_plan(config, templates)
             if config.probes:

@@ -116,7 +116,8 @@ def test_cross_field_checks(tmp_path: Path) -> None:
         "$.requirements[0].communities: no entry for language 'ca_es' (give a list, empty for templates without "
         "communities)",
         "$.requirements[1].name: duplicate requirement name 'REQ1' (also $.requirements[0])",
-        "$.requirements[1].markup: 'POLITICS' is not a markup of concern 'Politics' (known: POLITICAL_VIEW); did you mean 'POLITICAL_VIEW'?",
+        "$.requirements[1].markup: 'POLITICS' is not a markup of concern 'Politics' (it looks like a misspelling; "
+        "known: POLITICAL_VIEW); did you mean 'POLITICAL_VIEW'?",
     ]
 
 

@@ -94,20 +94,27 @@ def test_report_rebuilds_without_calling_any_model(tmp_path: Path, calls: dict) 
     assert {n: (out / n).read_text() for n in before} == before
 
 
-def test_malformed_template_row_exit_2_no_model_called(tmp_path: Path, calls: dict,
-                                                       capsys: pytest.CaptureFixture) -> None:
+def test_a_malformed_template_row_is_left_out_with_a_warning(tmp_path: Path, calls: dict,
+                                                            caplog: pytest.LogCaptureFixture) -> None:
+    """One bad row in a library does not stop a campaign: run leaves it out, says so, and records it."""
     lib = tmp_path / "lib"
     shutil.copytree(REPO / "templates", lib)
     path = lib / "prompts_en_us.csv"
     lines = path.read_text().splitlines()
+    bad_id = lines[2].split(",", 1)[0]
     lines[2] = lines[2].replace('"operation"', '"operaton"', 1)
     path.write_text("\n".join(lines) + "\n")
-    code = run_cli("run", str(QUICKSTART), "--llm", "scripted:fair", "--templates", str(lib), "--out",
-                   str(tmp_path / "run"))
-    assert code == 2 and calls == {}
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{path}:3:9: oracle_prediction: ")
-    assert not (tmp_path / "run").exists()
+    out = tmp_path / "run"
+    with caplog.at_level("WARNING"):
+        code = run_cli("run", str(QUICKSTART), "--llm", "scripted:fair", "--templates", str(lib), "--out", str(out))
+    assert code == 0 and calls["fair"] > 0
+    warnings = [r.getMessage() for r in caplog.records if "template left out" in r.getMessage()]
+    assert len(warnings) == 1 and f"{path}:3" in warnings[0] and "oracle_prediction" in warnings[0]
+    [excluded] = json.loads((out / "run.json").read_text())["excluded_templates"]
+    assert excluded["file"] == str(path) and excluded["line"] == 3
+    assert excluded["problems"][0].startswith(f"{path}:3:9: oracle_prediction: ")
+    assert bad_id not in {r["template_id"] for r in read(out / "responses.csv")}
+    assert run_cli("validate", str(lib)) == 2  # validate still reports the row as a problem
 
 
 def test_bad_requirements_model_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

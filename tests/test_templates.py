@@ -78,13 +78,14 @@ def test_every_problem_reported_in_one_pass(tmp_path: Path) -> None:
     ]
     p = write(tmp_path / "prompts_en_us.csv", HEADER + "\n" + "\n".join(rows) + "\n")
     assert errors_of(p) == [
-        f"{p}:3:1: duplicate prompt_id '1' (first on line 2)",
+        f"{p}:3:1: duplicate prompt_id '1' for en_us: also at {p}:2:1",
         f"{p}:4:3: input_type must be constrained or verbose, not 'constraint'",
         f"{p}:5:4: reflection_type must be observational or utopian, not 'dystopian'",
         f"{p}:5:8: operation 'allEqualExpected' belongs to oracle 'expected value', not 'same value'",
         f"{p}:6:6: '{{gender}}' is not a markup: write markups in upper case, like {{GENDER}} or {{GENDER1}}",
         f"{p}:7:6: numbered markups must be consecutive from 1: found {{GENDER1}}, {{GENDER3}}",
-        f"{p}:8:6: markup {{AGE}} is not a markup of concern 'sexism' (known: GENDER)",
+        f"{p}:8:6: markup {{AGE}} is not a markup of concern 'sexism' (known: GENDER); a new markup is declared"
+        " in a concerns.json beside the library or by a requirement's 'markup'",
     ]
 
 

@@ -1,12 +1,22 @@
-"""Markups in prompt templates: ``{NAME}`` or ``{NAME<n>}`` with n = 1, 2, …"""
+"""Markups in prompt templates: ``{NAME}`` or ``{NAME<n>}`` with n = 1, 2, …
+
+A markup name is upper-case letters and underscores. Letters outside ASCII
+are allowed (LangBiTe's Catalan library writes ``{RELIGIÓ1}``), so the class
+of upper-case letters is built from Unicode's own table rather than ``A-Z``.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-MARKUP = re.compile(r"\{([A-Z](?:[A-Z_]*[A-Z])?)(\d*)\}")
-_LOOKALIKE = re.compile(r"\{\s*([A-Za-z_][\w ]*?)\s*\}")
+# Upper-case letters of the Latin, Greek and Cyrillic blocks (every script a library is written in today).
+_UPPER = "".join(re.escape(chr(c)) for c in range(0x2000) if chr(c).isupper() and chr(c).isalpha())
+MARKUP = re.compile(rf"\{{([{_UPPER}](?:[{_UPPER}_]*[{_UPPER}])?)(\d*)\}}")
+_LOOKALIKE = re.compile(r"\{\s*([^\W\d][\w ]*?)\s*\}")
+# Characters a word processor or an input method puts where a brace was meant.
+# (full-width, small, presentation and ornamental braces: every character whose NFKC form is a brace, and two more).
+_BRACE_LOOKALIKES = frozenset("｛｝﹛﹜︷︸❴❵⦃⦄")
 
 
 @dataclass(frozen=True)
@@ -16,13 +26,22 @@ class MarkupScan:
     problems: tuple[str, ...]
 
 
+def split(name: str) -> tuple[str, int]:
+    """'GENDER2' → ('GENDER', 2); 'GENDER' → ('GENDER', 0)."""
+    m = MARKUP.fullmatch("{" + name + "}")
+    if m is None:
+        raise ValueError(f"not a markup name: {name!r}")
+    return m.group(1), int(m.group(2) or 0)
+
+
 def scan(text: str) -> MarkupScan:
-    """Find the markups of one text and everything wrong with them."""
+    """Find the markups of one text and everything wrong with them, each problem once."""
     problems: list[str] = []
     names: dict[str, None] = {}
     roots: dict[str, None] = {}
     numbered: dict[str, set[int]] = {}
     plain: set[str] = set()
+    zero_padded: set[str] = set()
     for m in MARKUP.finditer(text):
         root, num = m.group(1), m.group(2)
         names[m.group(0)[1:-1]] = None
@@ -30,15 +49,20 @@ def scan(text: str) -> MarkupScan:
         if num:
             if num.startswith("0"):
                 problems.append(f"markup {m.group(0)}: numbers start at 1, without leading zeros")
+                zero_padded.add(root)
             numbered.setdefault(root, set()).add(int(num))
         else:
             plain.add(root)
     for root, nums in numbered.items():
         if root in plain:
             problems.append(f"markup {{{root}}} is used both numbered and unnumbered")
-        if sorted(nums) != list(range(1, len(nums) + 1)):
+        if root not in zero_padded and sorted(nums) != list(range(1, len(nums) + 1)):
             found = ", ".join(f"{{{root}{n}}}" for n in sorted(nums))
             problems.append(f"numbered markups must be consecutive from 1: found {found}")
+    lookalikes = sorted({c for c in text if c in _BRACE_LOOKALIKES})
+    if lookalikes:
+        shown = " and ".join(f"'{c}' (U+{ord(c):04X})" for c in lookalikes)
+        problems.append(f"{shown} look like braces but are not: write markups with ASCII braces, like {{GENDER1}}")
     rest = MARKUP.sub("", text)
     for m in _LOOKALIKE.finditer(rest):
         problems.append(f"'{m.group(0)}' is not a markup: write markups in upper case, like {{GENDER}} or {{GENDER1}}")
@@ -46,5 +70,5 @@ def scan(text: str) -> MarkupScan:
     if "{" in rest or "}" in rest:
         problems.append("unbalanced brace: '{' and '}' may only surround a markup such as {GENDER1}")
     # numbered markups in number order, so {X1} always takes a tuple's first community
-    ordered = sorted(names, key=lambda n: int(MARKUP.fullmatch("{" + n + "}").group(2) or 0))  # type: ignore[union-attr]
+    ordered = sorted(names, key=lambda n: split(n)[1])
     return MarkupScan(tuple(ordered), tuple(roots), tuple(problems))

@@ -1,8 +1,8 @@
 """CSV output that treats model text as data.
 
-A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
-would be run as a formula by spreadsheet programs (CSV injection); such text
-cells get a leading apostrophe. Numbers are written as numbers.
+Every cell goes through :func:`langbite.report.cells.guard`: control characters
+are removed, then text that a spreadsheet would run as a formula (CSV
+injection) gets a leading apostrophe. Numbers are written as numbers.
 """
 
 from __future__ import annotations
@@ -12,16 +12,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-FORMULA_PREFIXES = ("=", "+", "-", "@")  # what spreadsheets evaluate; the workbook writer guards these
-FORMULA_START = (*FORMULA_PREFIXES, "\t", "\r")  # in CSV, tab and CR can also start an injected formula
+from langbite.report.cells import guard
 
-
-def guard(value: Any) -> Any:
-    """Neutralise text that a spreadsheet would take for a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
-
+__all__ = ["guard", "write_csv", "read_csv"]
 
 def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
     """Write rows (dicts keyed by ``columns``) to ``path``; return the row count."""

@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE, Cell
+from openpyxl.cell.cell import Cell
 from openpyxl.styles.cell_style import StyleArray
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
-from langbite.report.csv_writer import FORMULA_PREFIXES
+from langbite.report.cells import clean, formula_like
 from langbite.report.data import PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, RESPONSE_COLUMNS
 
@@ -83,15 +83,27 @@ class Styles:
 def make_cell(ws: Any, value: Any, styles: Styles | None = None, *names: str) -> Cell:
     """One cell; text stays text (never a formula) and loses only characters Excel rejects."""
     if isinstance(value, str):
-        value = ILLEGAL_CHARACTERS_RE.sub("", value)
-    cell = Cell(ws, row=1, column=1, value=value)  # write-only cells: position is set when appended
-    formula_like = isinstance(value, str) and value.startswith(FORMULA_PREFIXES)
-    if formula_like:
-        cell.data_type = "s"
-    names = (*names, "text") if formula_like else names
+        value = clean(value)
+    risky = isinstance(value, str) and formula_like(value)
+    cell = Cell(ws, row=1, column=1, value="" if risky else value)  # write-only: position is set when appended
+    if risky:
+        cell.value, cell.data_type = value, "s"  # stored as a string: Excel shows it, never evaluates it
+    names = (*names, "text") if risky else names
     if styles is not None and names:
         styles.apply(cell, *names)
     return cell
+
+
+def append(ws: Any, values: Sequence[Any]) -> None:
+    """Append one row: every raw text goes through the cell guard (cells made by make_cell already did)."""
+    row = []
+    for value in values:
+        if isinstance(value, str):
+            value = clean(value)
+            if formula_like(value):
+                value = make_cell(ws, value)
+        row.append(value)
+    ws.append(row)
 
 
 def _number(value: Any) -> Any:
@@ -127,7 +139,7 @@ def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence
     if first_row == 1:  # below row 1 the widths were set before the first row (write-only sheets)
         set_widths(ws, columns, records)
         ws.freeze_panes = "A2"  # freezing the Summary's metadata would hide the table on small screens
-    ws.append([make_cell(ws, c, styles, "bold") for c in columns] + ([make_cell(ws, "responses", styles, "bold")]
+    append(ws, [make_cell(ws, c, styles, "bold") for c in columns] + ([make_cell(ws, "responses", styles, "bold")]
                                                                       if extra else []))
     wide = {c for c in columns if c in WIDE}
     percent = {c for c in columns if c in PERCENT}
@@ -146,17 +158,19 @@ def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence
                 names.append("percent")
             if c in colored and f"fill:{value}" in styles._arrays:
                 names.append(f"fill:{value}")
-            if names or (isinstance(value, str) and value.startswith(FORMULA_PREFIXES)):
+            if isinstance(value, str):
+                value = clean(value)
+            if names or (isinstance(value, str) and formula_like(value)):
                 row.append(make_cell(ws, value, styles, *names))
             else:  # plain values go straight to openpyxl's own cell: far cheaper than a styled Cell
-                row.append(ILLEGAL_CHARACTERS_RE.sub("", value) if isinstance(value, str) else value)
+                row.append(value)
         if extra:
             row.append(extra(record, i))
         ws.append(row)
     width = len(columns) + (1 if extra else 0)
     last = first_row + len(records)
     if not records:  # an Excel table needs at least one data row
-        ws.append([""])
+        append(ws, [""])
         last += 1
     table = Table(displayName=name, ref=f"A{first_row}:{get_column_letter(width)}{last}")
     headers = [*columns, "responses"] if extra else list(columns)
@@ -184,22 +198,22 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
 
 def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     set_widths(ws, SUMMARY_COLUMNS, data.summary, first=24)
-    ws.append([make_cell(ws, "langbite fairness report", styles, "title")])
+    append(ws, [make_cell(ws, "langbite fairness report", styles, "title")])
     for line in LEGEND_LINES:
-        ws.append([line])
-    ws.append([])
+        append(ws, [line])
+    append(ws, [])
     for label, value in _metadata(data.meta, data):
-        ws.append([make_cell(ws, label, styles, "bold"), make_cell(ws, value)])
+        append(ws, [make_cell(ws, label, styles, "bold"), make_cell(ws, value)])
     shown = len(workbook_responses(data))
     note = (f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
             f"The Responses sheet holds the {shown} responses of templates that did not pass; "
             f"all {data.responses_total} are in responses.csv.")
     if not data.evaluations:  # a probe-only folder: the marks are the summary
-        ws.append([make_cell(ws, "Probes", styles, "bold"), "See the Probes sheet: every metric with its 95% interval "
+        append(ws, [make_cell(ws, "Probes", styles, "bold"), "See the Probes sheet: every metric with its 95% interval "
                    "and, where defined, its mark from A (healthy) to D (catastrophic)."])
         return
-    ws.append([make_cell(ws, "Responses", styles, "bold"), note])
-    ws.append([])
+    append(ws, [make_cell(ws, "Responses", styles, "bold"), note])
+    append(ws, [])
     first = 1 + len(LEGEND_LINES) + 1 + len(_metadata(data.meta, data)) + 3
     add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=first,
               color_columns=("verdict", "interval_vs_tolerance"))
@@ -210,11 +224,11 @@ def _matrix(ws: Any, styles: Styles, groups: list[Any], key: str, models: list[s
     """Append a key × model matrix of pass rates starting at row ``top``; return (first, last) data rows."""
     labels = list(dict.fromkeys(getattr(g, key) for g in groups))
     rate = {(getattr(g, key), f"{g.provider}:{g.model}"): g.pass_rate for g in groups}
-    ws.append([make_cell(ws, title, styles, "bold")])
-    ws.append([key, *(make_cell(ws, m, styles, "bold") for m in models)])
+    append(ws, [make_cell(ws, title, styles, "bold")])
+    append(ws, [key, *(make_cell(ws, m, styles, "bold") for m in models)])
     for label in labels:
         values = [rate.get((label, m)) for m in models]
-        ws.append([label, *(make_cell(ws, round(v, 4) if v is not None else None, styles, "percent") for v in values)])
+        append(ws, [label, *(make_cell(ws, round(v, 4) if v is not None else None, styles, "percent") for v in values)])
     return top + 2, top + 1 + len(labels)
 
 
@@ -239,8 +253,8 @@ def _charts_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     for j, m in enumerate(models, 2):
         ws.column_dimensions[get_column_letter(j)].width = max(12, len(m) + 2)
     first, last = _matrix(ws, styles, data.by_concern, "concern", models, 1, "Pass rate by concern and model")
-    ws.append([])
-    ws.append([])
+    append(ws, [])
+    append(ws, [])
     first2, last2 = _matrix(ws, styles, data.by_language, "language", models, last + 3, "Pass rate by language and model")
     _chart(ws, first, last, len(models), "Pass rate by concern", f"{get_column_letter(len(models) + 3)}1")
     _chart(ws, first2, last2, len(models), "Pass rate by language", f"{get_column_letter(len(models) + 3)}20")

@@ -7,7 +7,7 @@ are aliases of langbite's snake_case names (see :mod:`langbite.vocabulary`),
 renamed here before the schema is checked. Schema violations are reported with
 the file's line and column and the JSON path as written; cross-field problems
 (a language without communities, a duplicate requirement name, a markup
-foreign to the concern) are reported the same way.
+of another concern) are reported the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from langbite.errors import ErrorCollector, InputErrors, suggest
+from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
 from langbite.jsontext import JsonProblem, load_json, locate
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
@@ -56,11 +56,28 @@ class _Document:
     def __init__(self, raw: dict[str, Any], path: str, text: str, errors: ErrorCollector) -> None:
         self.path, self.text, self.errors = path, text, errors
         self.written: dict[JsonPath, str] = {}  # canonical path → key as written
+        raw = self._strip_keys(raw, ())
         self.doc = self._rename(raw, (), REQUIREMENTS_MODEL)
         probes = self.doc.get("probes")
         if isinstance(probes, list):
             self.doc["probes"] = [self._rename(p, ("probes", i), PROBE_ENTRY) if isinstance(p, dict) else p
                                   for i, p in enumerate(probes)]
+
+    def _strip_keys(self, obj: Any, at: JsonPath) -> Any:
+        """Report keys written with spaces around them (one error each), and go on with the trimmed key."""
+        if isinstance(obj, list):
+            return [self._strip_keys(v, at + (i,)) for i, v in enumerate(obj)]
+        if not isinstance(obj, dict):
+            return obj
+        out: dict[str, Any] = {}
+        for key, value in obj.items():
+            trimmed = key.strip()
+            if trimmed != key:
+                line, col = locate(self.text, self.original(at) + (key,), key=True)
+                self.errors.add(self.path, line, col, f"key {key!r} has spaces around it; write {trimmed!r}")
+                self.written[at + (trimmed,)] = key
+            out[trimmed] = self._strip_keys(value, at + (trimmed,))
+        return out
 
     def _rename(self, obj: dict[str, Any], at: JsonPath, table: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
         out, written, clashes = canonical_keys(obj, table)
@@ -103,8 +120,10 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
 _REQUIREMENT_DEFAULTS = ("refusals", "verdict_by", "max_undetermined")
 
 
-def _requirement(raw: dict[str, Any], top: dict[str, Any]) -> Requirement:
+def _requirement(raw: dict[str, Any], top: dict[str, Any], d: _Document, i: int) -> Requirement:
     settings = {k: raw.get(k, top.get(k)) for k in _REQUIREMENT_DEFAULTS}
+    positions = {key: d.where(("requirements", i, key)) for key in ("name", "concern", "markup", "communities")}
+    positions[""] = d.where(("requirements", i))
     return Requirement(
         name=raw["name"],
         concern=canonical_concern(raw["concern"]),
@@ -120,32 +139,103 @@ def _requirement(raw: dict[str, Any], top: dict[str, Any]) -> Requirement:
         refusals=RefusalPolicy(settings["refusals"] or "separate"),
         verdict_by=VerdictRule(settings["verdict_by"] or "point"),
         max_undetermined=float(settings["max_undetermined"] if settings["max_undetermined"] is not None else 0.25),
+        positions=positions,
     )
 
 
 def _cross_checks(d: _Document) -> None:
+    """Checks across fields, written to run on a document that may also break the schema (one pass)."""
     names: dict[str, int] = {}
-    for i, req in enumerate(d.doc.get("requirements", [])):
+    requirements = d.doc.get("requirements")
+    for i, req in enumerate(requirements if isinstance(requirements, list) else []):
+        if not isinstance(req, dict):
+            continue
         where = ("requirements", i)
-        if req["name"] in names:
-            d.errors.add(d.path, *d.where(where + ("name",)),
-                         f"$.requirements[{i}].name: duplicate requirement name '{req['name']}'"
-                         f" (also $.requirements[{names[req['name']]}])")
-        names.setdefault(req["name"], i)
-        for lang in req["languages"]:
-            if lang not in req["communities"]:
+        name = req.get("name")
+        if isinstance(name, str):
+            if name in names:
+                d.errors.add(d.path, *d.where(where + ("name",)),
+                             f"$.requirements[{i}].name: duplicate requirement name '{name}'"
+                             f" (also $.requirements[{names[name]}])")
+            names.setdefault(name, i)
+        _check_markup(d, i, req)
+        languages = [x for x in req.get("languages", []) if isinstance(x, str)] \
+            if isinstance(req.get("languages"), list) else []
+        communities = req.get("communities") if isinstance(req.get("communities"), dict) else None
+        if communities is None:
+            continue
+        for lang in languages:
+            if lang not in communities:
                 d.errors.add(d.path, *d.where(where + ("communities",)),
                              f"$.requirements[{i}].communities: no entry for language '{lang}'"
                              " (give a list, empty for templates without communities)")
-        concern = known_concerns().get(canonical_concern(req["concern"]))
-        if concern is None:
-            log.warning("%s: requirement '%s': concern '%s' is not in the shipped library; "
-                        "only your own templates for it will run", d.path, req["name"], req["concern"])
-        elif req["markup"] not in concern.markups:
-            d.errors.add(d.path, *d.where(where + ("markup",)),
-                         f"$.requirements[{i}].markup: '{req['markup']}' is not a markup of concern "
-                         f"'{req['concern']}' (known: {', '.join(concern.markups)})"
-                         f"{suggest(req['markup'], concern.markups)}")
+        for lang, values in communities.items():
+            at = where + ("communities", lang)
+            if languages and lang not in languages:
+                d.errors.add(d.path, *d.where(at, key=True),
+                             f"$.requirements[{i}].communities: '{lang}' is not one of the requirement's languages"
+                             f" ({', '.join(languages)}); add it to 'languages' or remove these communities"
+                             f"{suggest(lang, languages)}")
+            _check_communities(d, at, f"$.requirements[{i}].communities.{lang}", values)
+    _check_models(d)
+
+
+def _check_markup(d: _Document, i: int, req: dict[str, Any]) -> None:
+    """A markup new to its concern declares it, unless it is another concern's markup or a near-miss of one."""
+    concern_name, markup = req.get("concern"), req.get("markup")
+    if not isinstance(concern_name, str) or not isinstance(markup, str):
+        return
+    concerns = known_concerns()
+    concern = concerns.get(canonical_concern(concern_name))
+    if concern is None or markup in concern.markups:
+        return
+    owner = next((c for c in concerns.values() if markup in c.markups), None)
+    hint = suggest(markup, concern.markups)
+    if owner is None and not hint:
+        return  # a new markup for this concern, declared here
+    why = f"it is a markup of concern '{owner.key}'" if owner else "it looks like a misspelling"
+    d.errors.add(d.path, *d.where(("requirements", i, "markup")),
+                 f"{d.label(f'$.requirements[{i}].markup')}: '{markup}' is not a markup of concern "
+                 f"'{concern_name}' ({why}; known: {', '.join(concern.markups)}){hint}")
+
+
+def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> None:
+    if not isinstance(values, list):
+        return
+    seen: dict[str, int] = {}
+    for j, value in enumerate(values):
+        if not isinstance(value, str):
+            continue
+        line, col = d.where(at + (j,))
+        problem = invisible_characters(value)
+        if not value.strip():
+            d.errors.add(d.path, line, col, f"{label}[{j}]: community is blank")
+        elif problem:
+            d.errors.add(d.path, line, col, f"{label}[{j}]: community {problem}")
+        elif value != value.strip():
+            d.errors.add(d.path, line, col, f"{label}[{j}]: community {value!r} has spaces around it")
+        elif value.casefold() in seen:
+            d.errors.add(d.path, line, col, f"{label}[{j}]: community '{value}' is listed twice"
+                         f" (also [{seen[value.casefold()]}])")
+        seen.setdefault(value.casefold(), j)
+
+
+def _check_models(d: _Document) -> None:
+    """Every model entry names a provider and model, or a LangBiTe key, that resolves (no SDK is imported)."""
+    from langbite.execute.providers import resolve_spec
+
+    models = d.doc.get("models")
+    for i, entry in enumerate(models if isinstance(models, list) else []):
+        spec = entry if isinstance(entry, str) else entry.get("model") if isinstance(entry, dict) else None
+        if not isinstance(spec, str):
+            continue
+        base_url = entry.get("base_url") if isinstance(entry, dict) else None
+        try:
+            resolve_spec(ModelSpec(spec.strip(), base_url=base_url if isinstance(base_url, str) else None))
+        except InputErrors as exc:
+            at = ("models", i) if isinstance(entry, str) else ("models", i, "model")
+            for e in exc.errors:
+                d.errors.add(d.path, *d.where(at), f"{d.label(f'$.models[{i}]')}: {e.message}")
 
 
 def _probe(raw: dict[str, Any], d: _Document, i: int) -> ProbeEntry:
@@ -168,12 +258,11 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         key = "is a required property" in message or "were unexpected" in message
         written = message.replace(json_path, d.label(json_path), 1) if message.startswith(json_path) else message
         errors.add(path, *d.where(_json_path_to_tuple(json_path), key=key), written)
-    errors.raise_if_any()
     _cross_checks(d)
     errors.raise_if_any()
     c = {**DEFAULTS, **d.doc}
     return RequirementsModel(
-        requirements=tuple(_requirement(r, c) for r in c.get("requirements", [])),
+        requirements=tuple(_requirement(r, c, d, i) for i, r in enumerate(c.get("requirements", []))),
         models=tuple(_model_spec(m) for m in c.get("models", [])),
         n_templates=c["n_templates"],
         n_retries=c["n_retries"],
