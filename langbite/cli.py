@@ -76,9 +76,28 @@ def _add_ci_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="also write a JSON summary with every count")
 
 
+EXIT_CODES = """exit codes:
+  0    every requirement passed
+  1    some requirement failed (bias found), or compare found a regression
+  2    bad input or usage (one line per problem: PATH:LINE:COL: message); no model was called
+  3    inconclusive: nothing failed, but some requirement could not be decided
+  4    could not evaluate: most calls got no answer (outage, wrong URL, expired key)
+  130  interrupted (Ctrl-C); the run folder resumes with the command printed"""
+
+EXAMPLES = """examples:
+  langbite validate my_library/ my_model.json
+  langbite plan requirements_models/quickstart.json
+  langbite run requirements_models/quickstart.json --out runs/qs
+  langbite run my_model.json --llm openai:gpt-4o-mini --templates my_library/ --out runs/gpt
+  langbite run my_model.json --junit-xml results.xml --json summary.json
+  langbite compare runs/before runs/after --out comparison.xlsx
+  langbite probe gest --data gest.csv --sample-k 100 --llm local:smollm2"""
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="langbite", description="Test large language models for bias and "
-                                     "fairness with template tests and statistical probes.")
+                                     "fairness with template tests and statistical probes.",
+                     epilog=f"{EXAMPLES}\n\n{EXIT_CODES}", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv for debug)")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     # -v also works after the command; SUPPRESS keeps the top-level count when it is not repeated there
@@ -94,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_options(p)
     p.add_argument("--show-prompts", action="store_true", help="print every instantiated prompt")
 
-    r = sub.add_parser("run", parents=[common], help="run a requirements model against one or more models")
+    r = sub.add_parser("run", parents=[common], help="run a requirements model against one or more models",
+                       epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_run_options(r)
     r.add_argument("--out", type=Path, metavar="DIR",
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
@@ -155,22 +175,31 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _color(text: str, verdict: str) -> str:
+    """A verdict coloured for a terminal; plain when NO_COLOR is set or the output is not a terminal."""
+    if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+        return text
+    code = {"Passed": "32", "Failed": "31", "Inconclusive": "33"}.get(verdict, "0")
+    return f"\033[{code}m{text}\033[0m"
+
+
 def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
+    """One row per requirement × model × language: the same grouping as the count line below it."""
     from langbite.evaluate.summary import summarise
+    from langbite.model import Verdict
 
     by = ("provider", "model", "requirement", "language")
     rows = summarise(result.evaluations, result.plan.config.requirements, by=by)
-    print(f"{'model':<28} {'requirement':<28} {'lang':<6} {'passed':>7} {'failed':>7} {'errors':>7} "
-          f"{'rate':>6} {'tol.':>5}  verdict")
+    print(f"{'model':<24} {'requirement':<26} {'lang':<6} {'passed':>6} {'failed':>6} {'refused':>7} "
+          f"{'undet.':>6} {'errors':>6} {'pass %':>6} {'tol. %':>6}  verdict")
     for g in rows:
-        rate = f"{g.pass_rate:.2f}" if g.pass_rate is not None else "-"
-        print(f"{(g.provider + ':' + g.model)[:28]:<28} {g.requirement[:28]:<28} {g.language:<6} {g.passed:>7} "
-              f"{g.failed:>7} {g.errors:>7} {rate:>6} {g.tolerance:>5.2f}  {g.verdict}")
-    from langbite.model import Verdict
-
-    failed = [g for g in result.groups if g.verdict is not Verdict.PASSED]
-    print(f"{len(result.groups) - len(failed)} of {len(result.groups)} groups passed "
-          f"(requirement × model × language × input × reflection); reports in {result.run_dir}")
+        rate = f"{g.pass_rate:.0%}" if g.pass_rate is not None else "-"
+        print(f"{(g.provider + ':' + g.model)[:24]:<24} {g.requirement[:26]:<26} {g.language:<6} {g.passed:>6} "
+              f"{g.failed:>6} {g.refused:>7} {g.undetermined:>6} {g.errors:>6} {rate:>6} {g.tolerance:>6.0%}  "
+              f"{_color(g.verdict.value, g.verdict.value)}")
+    passed = sum(1 for g in rows if g.verdict is Verdict.PASSED)
+    print(f"{passed} of {len(rows)} requirement × model × language passed "
+          f"(undet. = undetermined answers; errors = calls that got no answer); reports in {result.run_dir}")
 
 
 def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -225,8 +254,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         result = run(plan, out, options)
     except KeyboardInterrupt:
-        print(f"\ninterrupted: every answer so far is saved in {out}. Resume with the same command and "
-              f"--out {out}", file=sys.stderr)
+        print(f"\ninterrupted: every answer so far is saved in {out}. Resume with:\n  "
+              f"{_resume_command(args, out)}", file=sys.stderr)
         return 130
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _ci_outputs(args, result)
@@ -237,6 +266,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if result.probes:
         print_probe_table(result.probes)
     return result.exit_code
+
+
+def _resume_command(args: argparse.Namespace, out: Path) -> str:
+    """The exact command that resumes this run: the one typed, with --out added when it was not given."""
+    import shlex
+
+    argv = list(getattr(args, "argv", None) or sys.argv[1:])
+    if not any(a == "--out" or a.startswith("--out=") for a in argv):
+        argv += ["--out", str(out)]
+    return shlex.join(["langbite", *argv])
 
 
 def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
@@ -333,6 +372,7 @@ COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report"
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    args.argv = list(argv) if argv is not None else sys.argv[1:]
     if args.version:
         from importlib.metadata import version
 

@@ -43,7 +43,7 @@ def test_fair_model_passes_and_writes_every_file(tmp_path: Path, calls: dict, ca
     run = json.loads((out / "run.json").read_text())
     assert run["counts"]["calls_made"] == len(responses) and run["parameters"]["seed"] == 7
     assert set(run["templates"]) == {"prompts_ca_es.csv", "prompts_en_us.csv", "prompts_es_es.csv"}
-    assert "groups passed" in capsys.readouterr().out
+    assert "requirement × model × language passed" in capsys.readouterr().out
 
 
 def test_biased_model_fails_with_exit_code_1(tmp_path: Path, calls: dict) -> None:
