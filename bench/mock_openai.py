@@ -40,6 +40,7 @@ class MockConfig:
     retry_after: float | None = 0.05  # Retry-After on 429 (None: no header)
     seed: int = 0
     reply: Callable[[str], str] = default_reply
+    reply_messages: Callable[[list[dict[str, Any]]], str] | None = None  # sees every message (system prompts)
     bad_reply: str = ""  # one of BAD_REPLIES: how the malformed share is answered
     bad_rate: float = 1.0  # share of requests answered with bad_reply (when it is set)
 
@@ -156,7 +157,10 @@ class MockOpenAI:
         payload = json.loads(body or b"{}")
         self.stats.last_payloads = [*self.stats.last_payloads[-99:], payload]
         prompt = payload.get("messages", [{}])[-1].get("content", "")
-        text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
+        if c.reply_messages is not None:
+            text = c.reply_messages(list(payload.get("messages", [])))
+        else:
+            text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
         response = completion(self.stats.requests, payload.get("model", "mock"), str(prompt), text)
         if c.bad_reply and self._rng.random() < c.bad_rate:
             await self._bad(writer, c.bad_reply, response)

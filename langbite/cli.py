@@ -68,6 +68,29 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--templates", action="append", default=[], type=Path, metavar="PATH",
                    help="template library file or folder (repeatable; default: the shipped library)")
     p.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
+    p.add_argument("--system-prompt", action="append", default=[], type=Path, metavar="FILE",
+                   help="system prompt sent before every prompt (a text file). Repeat it to compare prompts: "
+                        "each model then runs under each, reported as model#FILE-NAME")
+
+
+def _system_prompts(paths: Sequence[Path]) -> list[tuple[str, str]]:
+    """(name, text) of each --system-prompt file; the name is the file's stem, made safe for model#name."""
+    import re
+
+    from langbite.requirements.loader import read_text
+
+    out: list[tuple[str, str]] = []
+    names: set[str] = set()
+    for path in paths:
+        text = read_text(path, "system prompt").strip()
+        if not text:
+            raise InputErrors.single(str(path), "the system prompt file is empty")
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-") or "prompt"
+        if name in names:
+            raise InputErrors.single(str(path), f"another --system-prompt file has the name '{name}'; rename one")
+        names.add(name)
+        out.append((name, text))
+    return out
 
 
 def _add_ci_options(p: argparse.ArgumentParser) -> None:
@@ -206,6 +229,7 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     from langbite.runner import RunOptions
 
     return RunOptions(models=args.llm, templates=args.templates, base_url=args.base_url,
+                      system_prompts=_system_prompts(getattr(args, "system_prompt", [])),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 

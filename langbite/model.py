@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
@@ -105,10 +106,11 @@ class GenerationParams:
     temperature: float = 0.0
     max_tokens: int = 256
     seed: int = 0
+    system_prompt: str = ""  # sent as the system message before every prompt; "" sends none
 
     def for_repetition(self, repetition: int) -> GenerationParams:
         """Repetition r samples with seed + r, so repeated answers are distinct samples."""
-        return GenerationParams(self.temperature, self.max_tokens, self.seed + repetition)
+        return GenerationParams(self.temperature, self.max_tokens, self.seed + repetition, self.system_prompt)
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,8 @@ class ModelSpec:
     """A model to test: ``provider:model`` plus per-model options.
 
     ``spec`` is the one place a spec string is split; :meth:`format` the one place it is joined.
+    A spec may end in ``#name``: the same model under a named system prompt, reported and
+    journaled as a model of its own so that prompts compare side by side like models.
     """
 
     spec: str
@@ -175,6 +179,18 @@ class ModelSpec:
     concurrency: int | None = None
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
+    system_prompt: str | None = None
+
+    @property
+    def base_spec(self) -> str:
+        """The spec without its ``#name`` (what the provider is asked for)."""
+        m = _VARIANT.search(self.spec)
+        return self.spec[: m.start()] if m else self.spec
+
+    @property
+    def variant(self) -> str:
+        m = _VARIANT.search(self.spec)
+        return m.group(1) if m else ""
 
     @property
     def provider(self) -> str:
@@ -182,11 +198,15 @@ class ModelSpec:
 
     @property
     def model(self) -> str:
+        """The model as reported: its name, with ``#name`` when it runs under a named system prompt."""
         return self.spec.split(":", 1)[1] if ":" in self.spec else self.spec
 
     @staticmethod
     def format(provider: str, model: str) -> str:
         return f"{provider}:{model}" if provider else model
+
+
+_VARIANT = re.compile(r"#([A-Za-z0-9_.-]+)$")
 
 
 @dataclass(frozen=True)
@@ -223,6 +243,8 @@ class RequirementsModel:
     timestamp: str = ""
     probes: tuple[ProbeEntry, ...] = ()
     path: str = ""
+    system_prompt: str = ""  # for every model without its own
+    system_prompts: dict[str, str] = field(default_factory=dict, hash=False, compare=False)  # name → text: variants
 
     @property
     def seed(self) -> int:

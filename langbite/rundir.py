@@ -118,8 +118,9 @@ def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Pa
 
 def parameters(c: RequirementsModel) -> dict[str, Any]:
     """The run settings in canonical names: one source for config.json and run.json."""
+    generation = {k: v for k, v in asdict(c.generation).items() if k != "system_prompt"}  # per model, below
     return {"n_templates": c.n_templates, "n_retries": c.n_retries, "n_repetitions": c.n_repetitions,
-            **asdict(c.generation), "use_llm_eval": c.use_llm_eval, "judge": c.judge, "judge_sample": c.judge_sample,
+            **generation, "use_llm_eval": c.use_llm_eval, "judge": c.judge, "judge_sample": c.judge_sample,
             "concurrency": c.concurrency, "timeout": c.timeout}
 
 
@@ -127,7 +128,8 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...]) -> d
     """The requirements model as run (after overrides), in langbite's vocabulary."""
     return {
         **parameters(c),
-        "models": [{"model": m.spec, **({"base_url": redact_url(m.base_url)} if m.base_url else {})}
+        "models": [{"model": m.spec, **({"base_url": redact_url(m.base_url)} if m.base_url else {}),
+                    **({"system_prompt": m.system_prompt} if m.system_prompt else {})}
                    for m in c.models],
         "requirements": [
             {"name": r.name, "rationale": r.rationale, "languages": list(r.languages), "tolerance": r.tolerance,
@@ -168,7 +170,8 @@ def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tup
         "versions": versions(),
         "requirements_model": config.path,
         "templates": {f.name: sha256(f) for f in template_files},
-        "models": [{"spec": m.spec, "identity": identities.get(m.spec, "")} for m in config.models],
+        "models": [{"spec": m.spec, "identity": identities.get(m.spec, ""),
+                    "system_prompt": m.system_prompt or ""} for m in config.models],
         "parameters": parameters(config),
         "counts": counts,
         "excluded_templates": list(excluded),  # library rows left out for a template problem

@@ -54,6 +54,9 @@ class RunOptions:
     judge: str | None = None
     use_cache: bool = True
     progress: bool = True
+    system_prompts: Sequence[tuple[str, str]] = ()  # (name, text): one applies to every model; several compare
+
+
 
 
 #: The exit codes of `langbite run` and `langbite report`, like a test runner's.
@@ -90,8 +93,31 @@ class RunResult:
         return EXIT_CODES["passed"]
 
 
+def _with_system_prompts(specs: list[ModelSpec], config: RequirementsModel,
+                         options: RunOptions) -> list[ModelSpec]:
+    """Each model with its system prompt; under several named prompts, one ``model#name`` per prompt.
+
+    The command line's prompts replace the model's. One prompt applies to every model that has
+    none of its own; named prompts (``system_prompts``, or several ``--system-prompt`` files)
+    make variants that are journaled, evaluated and reported like models, so compare them.
+    """
+    named = list(options.system_prompts)
+    if len(named) == 1:
+        return [dataclasses.replace(s, system_prompt=named[0][1]) for s in specs]
+    if not named:
+        named = list(config.system_prompts.items())
+    out = []
+    for s in specs:
+        if named and not s.variant:
+            out += [dataclasses.replace(s, spec=f"{s.spec}#{name}", system_prompt=text) for name, text in named]
+        else:
+            out.append(dataclasses.replace(s, system_prompt=s.system_prompt or config.system_prompt or None))
+    return out
+
+
 def _model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelSpec, ...]:
     specs = [ModelSpec(m) for m in options.models] or list(config.models) or [ModelSpec(DEFAULT_MODEL)]
+    specs = _with_system_prompts(specs, config, options)
     if options.base_url:
         specs = [dataclasses.replace(s, base_url=options.base_url) for s in specs]
     errors: list[InputError] = []
@@ -164,8 +190,8 @@ def build_services(plan: Plan) -> dict[str, LLMService]:
     for s in specs:
         if s.spec in services:
             continue
-        try:
-            services[s.spec] = build_service(s)
+        try:  # the provider gets the spec without its #name: variants share one model
+            services[s.spec] = build_service(dataclasses.replace(s, spec=s.base_spec))
         except InputErrors as exc:
             errors.extend(exc.errors)
     if errors:
@@ -192,7 +218,8 @@ def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, jo
     limits = {m.spec: Limits(m.requests_per_minute, m.tokens_per_minute) for m in plan.models}
     return Engine(services, c.generation, retries=c.n_retries, timeout=c.timeout,
                   cache=ResponseCache() if options.use_cache else None, journal=journal,
-                  limits={k: v for k, v in limits.items() if v})
+                  limits={k: v for k, v in limits.items() if v},
+                  system_prompts={m.spec: m.system_prompt for m in plan.models if m.system_prompt})
 
 
 def judge_spec(plan: Plan) -> str | None:

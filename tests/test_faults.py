@@ -103,7 +103,7 @@ def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     message = err.decode()
-    assert "Resume with the same command" in message and str(out) in message and "Traceback" not in message
+    assert "Resume with:" in message and f"--out {out}" in message and "Traceback" not in message
     assert lines(out / "answers.jsonl") >= 20
 
 

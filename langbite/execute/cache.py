@@ -34,10 +34,11 @@ def default_cache_dir() -> Path:
 
 def cache_key(provider: str, model: str, identity: str, prompt: str, params: GenerationParams,
               repetition: int) -> str:
-    material = json.dumps(
-        [provider, model, identity, prompt, params.temperature, params.max_tokens, params.seed, repetition],
-        ensure_ascii=False,
-    )
+    fields: list[object] = [provider, model, identity, prompt, params.temperature, params.max_tokens, params.seed,
+                            repetition]
+    if params.system_prompt:  # appended only when set, so answers cached without one keep their keys
+        fields.append({"system_prompt": params.system_prompt})
+    material = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 

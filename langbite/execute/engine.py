@@ -13,6 +13,7 @@ run goes on. Every answer is written to the journal as it arrives.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
 import gc
 import logging
@@ -158,9 +159,10 @@ class Engine:
 
     def __init__(self, services: dict[str, LLMService], params: GenerationParams, *, retries: int = 3,
                  timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
-                 limits: dict[str, Limits] | None = None) -> None:
+                 limits: dict[str, Limits] | None = None, system_prompts: dict[str, str] | None = None) -> None:
         self.services = services
         self.params = params
+        self.system_prompts = system_prompts or {}  # model spec → its system prompt
         self.retries = retries
         self.timeout = timeout
         self.cache = cache
@@ -190,6 +192,8 @@ class Engine:
         """(generation, error, cached) for one prompt; provider faults become an error string."""
         service = self.services[spec]
         params = self.params.for_repetition(repetition)
+        if spec in self.system_prompts:
+            params = dataclasses.replace(params, system_prompt=self.system_prompts[spec])
         key = ""
         if self.cache is not None:
             key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)

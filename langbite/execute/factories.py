@@ -139,6 +139,8 @@ class SyncService:
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.max_concurrency or DEFAULT_THREADS,
                                             thread_name_prefix=f"langbite-{self.key}")
+        if params.system_prompt:  # execute_prompt takes one text: the system prompt goes first, as a paragraph
+            prompt = f"{params.system_prompt}\n\n{prompt}"
         text = await asyncio.get_running_loop().run_in_executor(self._pool, self.service.execute_prompt, prompt)
         if not isinstance(text, str):
             raise InvalidReply(f"execute_prompt returned {type(text).__name__}, not text")

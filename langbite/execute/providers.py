@@ -9,6 +9,7 @@ is used, with an install hint when missing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -222,7 +223,7 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
     """Turn a LangBiTe key into a ``provider:model`` spec; check the provider, model name and base URL."""
     from langbite.execute.factories import FACTORY, factories
 
-    text = spec.spec
+    text, variant = spec.base_spec, spec.variant
     if ":" not in text:
         keys = langbite_keys()
         if text in factories:  # a registered factory wins over the built-in table, as in LangBiTe
@@ -233,7 +234,8 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
             raise InputErrors.single(text, "not a model spec: write provider:model (for example local:smollm2 "
                                      "or openai:gpt-4o-mini) or a LangBiTe model key"
                                      f"{suggest(text, [*keys, *factories.names()])}")
-    resolved = ModelSpec(text, spec.base_url, spec.concurrency, spec.requests_per_minute, spec.tokens_per_minute)
+    resolved = ModelSpec(text, spec.base_url, spec.concurrency, spec.requests_per_minute, spec.tokens_per_minute,
+                         spec.system_prompt)
     try:
         provider = providers.get(resolved.provider)
     except UnknownName as exc:
@@ -250,7 +252,7 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
     problem = base_url_problem(url) if url else None
     if problem:
         raise InputErrors.single(spec.spec, problem)
-    return resolved
+    return dataclasses.replace(resolved, spec=f"{resolved.spec}#{variant}") if variant else resolved
 
 
 def check_ready(spec: ModelSpec) -> None:

@@ -101,15 +101,16 @@ class ChatModelService:
 
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
         from langchain_core.language_models import BaseLLM
-        from langchain_core.messages import HumanMessage
+        from langchain_core.messages import HumanMessage, SystemMessage
 
         model = self.chat_model(params)
-        if isinstance(model, BaseLLM):  # a text-completion model (Replicate's): the prompt goes as it is
-            text = await model.ainvoke(prompt)
+        if isinstance(model, BaseLLM):  # a text-completion model (Replicate's): one text, system prompt first
+            text = await model.ainvoke(f"{params.system_prompt}\n\n{prompt}" if params.system_prompt else prompt)
             if not isinstance(text, str):
                 raise InvalidReply(f"the model returned {type(text).__name__}, not text")
             return Generation(text=text)
-        message = await model.ainvoke([HumanMessage(content=prompt)])
+        messages: list[Any] = [SystemMessage(content=params.system_prompt)] if params.system_prompt else []
+        message = await model.ainvoke([*messages, HumanMessage(content=prompt)])
         usage = getattr(message, "usage_metadata", None) or {}
         return Generation(text=_text(message), tokens_in=int(usage.get("input_tokens", 0) or 0),
                           tokens_out=int(usage.get("output_tokens", 0) or 0))
@@ -169,9 +170,13 @@ class OpenAIService(ChatModelService):
         # and headers, as for chat.completions.create), with the body read here: building and validating
         # the SDK's typed request and response objects cost more than the rest of the call
         body = await self._sdk().post("/chat/completions", cast_to=bytes, body={
-            "model": self.model, "messages": [{"role": "user", "content": prompt}],
+            "model": self.model, "messages": [*_system(params), {"role": "user", "content": prompt}],
             "temperature": params.temperature, "max_tokens": params.max_tokens, "seed": params.seed})
         return read_completion(body)
+
+
+def _system(params: GenerationParams) -> list[dict[str, str]]:
+    return [{"role": "system", "content": params.system_prompt}] if params.system_prompt else []
 
 
 def read_completion(body: bytes) -> Generation:

@@ -108,12 +108,14 @@ class _Document:
 def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
     if isinstance(entry, str):
         return ModelSpec(entry.strip())
+    name = entry.get("name")
     return ModelSpec(
-        entry["model"].strip(),
+        entry["model"].strip() + (f"#{name}" if name else ""),
         base_url=entry.get("base_url"),
         concurrency=entry.get("concurrency"),
         requests_per_minute=entry.get("requests_per_minute"),
         tokens_per_minute=entry.get("tokens_per_minute"),
+        system_prompt=entry.get("system_prompt"),
     )
 
 
@@ -276,6 +278,8 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         timestamp=str(c.get("timestamp", "")),
         probes=tuple(_probe(p, d, i) for i, p in enumerate(c.get("probes", []))),
         path=path,
+        system_prompt=c.get("system_prompt", ""),
+        system_prompts=dict(c.get("system_prompts", {})),
     )
 
 
