@@ -68,6 +68,12 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--templates", action="append", default=[], type=Path, metavar="PATH",
                    help="template library file or folder (repeatable; default: the shipped library)")
     p.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
+    p.add_argument("-k", dest="keyword", metavar="EXPR",
+                   help="only templates whose id, concern, domain, language, input or reflection type, or "
+                        "requirement name match EXPR: words with and/or/not and parentheses, as in pytest")
+    p.add_argument("--ids", metavar="ID[,ID...]", help="only these template ids (comma-separated)")
+    p.add_argument("--limit", type=_positive, metavar="N",
+                   help="at most N templates per requirement and language (a quick smoke run)")
     p.add_argument("--system-prompt", action="append", default=[], type=Path, metavar="FILE",
                    help="system prompt sent before every prompt (a text file). Repeat it to compare prompts: "
                         "each model then runs under each, reported as model#FILE-NAME")
@@ -91,6 +97,16 @@ def _system_prompts(paths: Sequence[Path]) -> list[tuple[str, str]]:
         names.add(name)
         out.append((name, text))
     return out
+
+
+def _selection(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from langbite.selection import Selection, parse_keyword_expression
+
+    keyword = getattr(args, "keyword", None)
+    if keyword is not None:
+        parse_keyword_expression(keyword)  # a bad expression is bad input before anything is loaded
+    ids = tuple(i.strip() for i in (getattr(args, "ids", None) or "").split(",") if i.strip())
+    return Selection(keyword, ids, getattr(args, "limit", None))
 
 
 def _add_ci_options(p: argparse.ArgumentParser) -> None:
@@ -131,6 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", parents=[common], help="check template libraries and requirements models")
     v.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                    help="CSV/TSV libraries, requirements models (.json) or folders (default: the shipped ones)")
+    v.add_argument("-k", dest="keyword", metavar="EXPR", help="plan the models with this selection, as run does")
+    v.add_argument("--ids", metavar="ID[,ID...]", help="plan the models with only these template ids")
 
     p = sub.add_parser("plan", parents=[common], help="show the prompts a run would send, calling no model")
     _add_run_options(p)
@@ -230,6 +248,7 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
     return RunOptions(models=args.llm, templates=args.templates, base_url=args.base_url,
                       system_prompts=_system_prompts(getattr(args, "system_prompt", [])),
+                      selection=_selection(args),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 
@@ -244,7 +263,7 @@ def _ci_outputs(args: argparse.Namespace, result: object) -> None:
 def cmd_validate(args: argparse.Namespace) -> int:
     from langbite.validate import validate_paths
 
-    print(validate_paths(args.paths))
+    print(validate_paths(args.paths, _selection(args)))
     return 0
 
 
@@ -259,6 +278,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for m in plan.models:
         print(f"{m.spec}: {per_model} calls ({plan.n_instances} instances × {plan.config.n_repetitions} repetitions)")
     print(f"total: {plan.n_calls} calls")
+    for why, n in plan.left_out:
+        print(f"left out: {n} template selection(s) {why}")
+    for row in plan.excluded:
+        print(f"left out: {row['file']}:{row['line']} for a template problem (run `langbite validate` on it)")
     if args.show_prompts:
         for item in plan.items:
             for inst in item.instances:

@@ -243,6 +243,8 @@ class RequirementsModel:
     timestamp: str = ""
     probes: tuple[ProbeEntry, ...] = ()
     path: str = ""
+    templates: tuple[str, ...] = ()  # libraries named by the model (resolved against its folder)
+    pinned_templates: tuple[str, ...] = ()  # ids always run when selected, whatever n_templates samples
     system_prompt: str = ""  # for every model without its own
     system_prompts: dict[str, str] = field(default_factory=dict, hash=False, compare=False)  # name → text: variants
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from langbite.instantiate import instantiate
 from langbite.library.concerns import known_concerns
 from langbite.library.markups import MARKUP
 from langbite.model import Instance, ModelSpec, Requirement, RequirementsModel, Template
+from langbite.selection import Selection, keywords
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,8 @@ class Plan:
     template_files: tuple[Path, ...] = ()
     probe_attempts: int = 0  # per model: every probe's attempts
     excluded: tuple[dict[str, Any], ...] = ()  # library rows left out for a template problem (see run.json)
+    left_out: tuple[tuple[str, int], ...] = ()  # (why, how many template selections) the plan did not take
+    selection: Selection = Selection()
 
     @property
     def models(self) -> tuple[ModelSpec, ...]:
@@ -121,10 +125,24 @@ def sample(templates: list[Template], n: int, seed: int, requirement: str) -> li
     return [t for t in templates if t.template_id in keep]
 
 
-def build_plan(config: RequirementsModel, templates: Sequence[Template]) -> Plan:
-    """Instantiate every selected template; raise InputErrors for empty requirements."""
+def build_plan(config: RequirementsModel, templates: Sequence[Template], selection: Selection | None = None) -> Plan:
+    """Instantiate every selected template; raise InputErrors for empty requirements or a bad selection.
+
+    Order of choices: the requirement's own filters (concern, markup, inputs, reflections,
+    domains), then the command line's ``-k`` and ``--ids``, then ``n_templates`` sampling (or
+    ``--limit``, whichever is smaller), which never drops a pinned template.
+    """
+    selection = selection or Selection()
+    matcher = selection.matcher()
+    ids = set(selection.ids)
     errors = ErrorCollector()
+    _check_ids(config, templates, ids, errors)
     items: list[PlannedTemplate] = []
+    left_out: Counter[str] = Counter()
+    pinned = set(config.pinned_templates)
+    n = config.n_templates
+    if selection.limit:
+        n = min(n, selection.limit) if n else selection.limit
     for req in config.requirements:
         for lang in req.languages:
             candidates = select(templates, req, lang)
@@ -132,12 +150,43 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template]) -> Plan
                 line, col = req.positions.get("concern", (0, 0))
                 errors.add(config.path, line, col, _why_nothing(req, lang, templates))
                 continue
-            for t in sample(candidates, config.n_templates, config.seed, req.name):
+            chosen = candidates
+            if matcher is not None:
+                chosen = [t for t in chosen if matcher(keywords(
+                    t.template_id, t.concern, t.domain, t.language, t.input_type, t.reflection_type, req.name))]
+                left_out["not matched by -k"] += len(candidates) - len(chosen)
+            if ids:
+                before = len(chosen)
+                chosen = [t for t in chosen if t.template_id in ids]
+                left_out["not named by --ids"] += before - len(chosen)
+            rest = [t for t in chosen if t.template_id not in pinned]
+            sampled = {t.template_id for t in sample(rest, n, config.seed, req.name)}
+            left_out["not drawn by n_templates or --limit sampling"] += len(rest) - len(sampled)
+            for t in chosen:
+                if t.template_id not in pinned and t.template_id not in sampled:
+                    continue
                 instances = instantiate(t, req)
                 if instances:
                     items.append(PlannedTemplate(req, t, tuple(instances)))
                 else:
+                    left_out["needing more communities than the requirement gives"] += 1
                     log.info("template %s (%s) needs more communities than requirement '%s' gives",
                              t.template_id, lang, req.name)
+    if not errors and not items and (matcher is not None or ids):
+        errors.add("-k" if matcher is not None else "--ids", 0, 0,
+                   "the selection leaves no template to run (see `langbite plan` without it)")
     errors.raise_if_any()
-    return Plan(config, tuple(items))
+    return Plan(config, tuple(items), left_out=tuple((why, k) for why, k in left_out.items() if k))
+
+
+def _check_ids(config: RequirementsModel, templates: Sequence[Template], ids: set[str],
+               errors: ErrorCollector) -> None:
+    """Ids given by --ids or pinned by the model must exist: a typo would silently run nothing."""
+    known = sorted({t.template_id for t in templates})
+    present = set(known)
+    for template_id in sorted(ids - present):
+        errors.add("--ids", 0, 0, f"no template has the id '{template_id}'{suggest(template_id, known)}")
+    for template_id in config.pinned_templates:
+        if template_id not in present:
+            errors.add(config.path, 0, 0, f"pinned_templates: no template has the id '{template_id}'"
+                       f"{suggest(template_id, known)}")

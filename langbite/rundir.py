@@ -25,6 +25,7 @@ from typing import Any
 from langbite.errors import InputErrors
 from langbite.model import RequirementsModel
 from langbite.secrets import redact_url
+from langbite.selection import Selection
 
 LOCK = ".lock"
 
@@ -124,10 +125,15 @@ def parameters(c: RequirementsModel) -> dict[str, Any]:
             "concurrency": c.concurrency, "timeout": c.timeout}
 
 
-def config_document(c: RequirementsModel, template_files: tuple[Path, ...]) -> dict[str, Any]:
+def config_document(c: RequirementsModel, template_files: tuple[Path, ...],
+                    selection: Selection | None = None) -> dict[str, Any]:
     """The requirements model as run (after overrides), in langbite's vocabulary."""
+    chosen = {k: v for k, v in (("keyword", selection.keyword), ("ids", list(selection.ids)),
+                                ("limit", selection.limit)) if v} if selection else {}
     return {
         **parameters(c),
+        **({"pinned_templates": list(c.pinned_templates)} if c.pinned_templates else {}),
+        **({"selection": chosen} if chosen else {}),
         "models": [{"model": m.spec, **({"base_url": redact_url(m.base_url)} if m.base_url else {}),
                     **({"system_prompt": m.system_prompt} if m.system_prompt else {})}
                    for m in c.models],

@@ -38,6 +38,7 @@ from langbite.report import rows
 from langbite.report.csv_writer import write_csv
 from langbite.requirements import load_requirements
 from langbite.resources import default_template_files
+from langbite.selection import Selection
 from langbite.rundir import check_out_dir, config_document, locked, read_json_file, snapshot, write_run_json
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ class RunOptions:
     use_cache: bool = True
     progress: bool = True
     system_prompts: Sequence[tuple[str, str]] = ()  # (name, text): one applies to every model; several compare
+    selection: Selection = Selection()  # -k, --ids, --limit
 
 
 
@@ -171,10 +173,12 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     files: tuple[Path, ...] = ()
     plan = Plan(config, ())
     if config.requirements:
-        library = load_library(options.templates or default_template_files(), declared=_declared(config))
+        paths = options.templates or [Path(t) for t in config.templates] or default_template_files()
+        library = load_library(paths, declared=_declared(config))
         _warn_excluded(library)
         files = library.files
-        plan = dataclasses.replace(build_plan(config, library.templates), excluded=tuple(library.excluded_rows()))
+        plan = dataclasses.replace(build_plan(config, library.templates, options.selection),
+                                   excluded=tuple(library.excluded_rows()), selection=options.selection)
     attempts = sum(len(p.attempts) for p in build_probes(config)) if config.probes else 0
     return dataclasses.replace(plan, template_files=files, probe_attempts=attempts)
 
@@ -303,7 +307,7 @@ async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> 
     check_out_dir(run_dir)
     services = build_services(plan)
     with locked(run_dir):
-        snapshot(run_dir, config_document(plan.config, plan.template_files), plan.template_files)
+        snapshot(run_dir, config_document(plan.config, plan.template_files, plan.selection), plan.template_files)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
         stats, answers, evaluations = await _execute_and_evaluate(plan, services, options, run_dir)
         clock = time.perf_counter()
@@ -386,13 +390,16 @@ def plan_of(run_dir: Path) -> Plan:
     from langbite.requirements import parse_requirements
 
     names = doc.pop("templates", [])
+    chosen = doc.pop("selection", None) or {}
+    selection = Selection(chosen.get("keyword"), tuple(chosen.get("ids", ())), chosen.get("limit"))
     config = parse_requirements({k: v for k, v in doc.items() if v is not None}, str(config_path))
     files = tuple(run_dir / "templates" / n for n in names)
     if not config.requirements:
         return dataclasses.replace(Plan(config, ()), template_files=files)
     library = load_library(files, declared=_declared(config))
-    plan = build_plan(config, library.templates)
-    return dataclasses.replace(plan, template_files=files, excluded=tuple(library.excluded_rows()))
+    plan = build_plan(config, library.templates, selection)
+    return dataclasses.replace(plan, template_files=files, excluded=tuple(library.excluded_rows()),
+                               selection=selection)
 
 
 async def arebuild(run_dir: Path) -> RunResult:

@@ -16,6 +16,7 @@ from langbite.library.templates import load_library
 from langbite.plan import build_plan
 from langbite.requirements import load_requirements
 from langbite.resources import data_dir, default_template_files
+from langbite.selection import Selection
 
 
 def _is_probe_spec(path: Path) -> bool:
@@ -54,7 +55,7 @@ def _split(paths: Sequence[Path]) -> tuple[list[Path], list[Path], list[InputErr
     return libraries, models, errors
 
 
-def validate_paths(paths: Sequence[Path]) -> str:
+def validate_paths(paths: Sequence[Path], selection: Selection | None = None) -> str:
     """Validate libraries, requirements models and probe specs; one-line summary, or InputErrors with all problems.
 
     One pass: the requirements models are read first (their markups declare new ones for the
@@ -93,7 +94,7 @@ def validate_paths(paths: Sequence[Path]) -> str:
     for m, config in configs:
         try:
             if templates and config.requirements:
-                build_plan(config, templates)
+                build_plan(config, templates, selection)
             if config.probes:
                 from langbite.probes.runner import check_entries  # the probe framework: only when a model has probes
 

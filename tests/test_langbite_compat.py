@@ -132,7 +132,7 @@ def test_the_guides_service_runs_a_whole_campaign(tmp_path: Path, registered: li
     assert 1 < service.most_in_flight <= 4
     assert service.threads and all(name.startswith("langbite-MyCompanyModel") for name in service.threads)
     run = json.loads((out / "run.json").read_text(encoding="utf-8"))
-    assert run["models"] == [{"spec": "factory:MyCompanyModel", "identity": "factory:MyCompanyModel"}]
+    assert run["models"] == [{"spec": "factory:MyCompanyModel", "identity": "factory:MyCompanyModel", "system_prompt": ""}]
 
 
 def test_a_service_that_is_not_thread_safe_says_so_with_max_concurrency(tmp_path: Path,

@@ -249,6 +249,14 @@ def _probe(raw: dict[str, Any], d: _Document, i: int) -> ProbeEntry:
                       params=params, line=line, col=col, source=d.path, param_positions=positions)
 
 
+def _library_path(model_path: str, entry: str) -> str:
+    """A library named by the model, relative to the model's folder (absolute paths stay)."""
+    p = Path(entry)
+    if p.is_absolute() or model_path.startswith("<"):
+        return str(p)
+    return str(Path(model_path).parent / p)
+
+
 def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None = None) -> RequirementsModel:
     """Check and convert an already-parsed requirements model document."""
     text = text if text is not None else json.dumps(doc, indent=1)
@@ -278,6 +286,8 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         timestamp=str(c.get("timestamp", "")),
         probes=tuple(_probe(p, d, i) for i, p in enumerate(c.get("probes", []))),
         path=path,
+        templates=tuple(_library_path(path, t) for t in c.get("templates", [])),
+        pinned_templates=tuple(c.get("pinned_templates", [])),
         system_prompt=c.get("system_prompt", ""),
         system_prompts=dict(c.get("system_prompts", {})),
     )
