@@ -38,6 +38,15 @@ def test_a_sampled_pass_can_be_overturned(tmp_path: Path) -> None:
     assert passed_by_oracle and all(r["verdict"] == "Failed" for r in passed_by_oracle)
     agreement = list(csv.DictReader((out / "judge_agreement.csv").open(encoding="utf-8")))
     assert {"fair"} <= {r["oracle"] for r in agreement} and {r["judge"] for r in agreement} == {"biased"}
+    # the same table is in the workbook and the page
+    from openpyxl import load_workbook
+
+    sheet = load_workbook(out / "report.xlsx")["Judge"]
+    header = [c.value for c in sheet[1]]
+    table = [dict(zip(header, (c.value for c in row))) for row in sheet.iter_rows(min_row=2)]
+    assert [(r["oracle"], r["judge"], int(r["count"])) for r in table] == [
+        (r["oracle"], r["judge"], int(r["count"])) for r in agreement]
+    assert "Judge LLM agreement" in (out / "report.html").read_text(encoding="utf-8")
 
 
 def test_the_answer_is_data_the_judge_prompt_cannot_be_hijacked() -> None:

@@ -355,7 +355,8 @@ def test_cli_probe_writes_the_run_folder(tmp_path: Path, capsys: pytest.CaptureF
     from openpyxl import load_workbook
 
     wb = load_workbook(out / "report.xlsx")
-    assert wb.sheetnames == ["Summary", "Probes"]
+    assert wb.sheetnames == ["Summary", "Probes", "Run"]
+    assert wb["Summary"]["A1"].value == "langbite fairness report: Probes only"
     assert "stereotype_rate" in (out / "report.html").read_text()
     (out / "report.xlsx").unlink()
     assert main(["report", str(out)]) == 0 and (out / "report.xlsx").exists()

@@ -48,10 +48,19 @@ def test_workbook_structure(runs: dict[str, Path]) -> None:
     assert wb.sheetnames[:6] == ["Summary", "Charts", "Global", "Evaluations", "Responses", "Probes"][:len(wb.sheetnames[:6])]
     assert {"Summary", "Charts", "Global", "Evaluations", "Responses"} <= set(wb.sheetnames)
     summary = wb["Summary"]
-    assert summary["A1"].value == "langbite fairness report" and "95% interval" in summary["A3"].value
+    # the first screen: the headline, then the verdict table (provenance has its own sheet)
+    assert summary["A1"].value == "langbite fairness report: Passed"
+    assert [summary.cell(r, 1).value for r in range(2, 7)] == ["Verdict", "Models", "Date (UTC)", "Failing", "Counts"]
+    assert summary["B2"].value == "Passed" and summary["B5"].value == "none"
+    assert summary["B6"].value.startswith("3 of 3 requirement × model × language passed")
     assert "Summary" in summary.tables
     table = summary.tables["Summary"]
     header_row = int(table.ref.split(":")[0][1:])
+    assert header_row == 8
+    legend = [summary.cell(r, 1).value or "" for r in range(header_row, summary.max_row + 1)]
+    assert any("95% interval" in line for line in legend)
+    run_sheet = {r[0].value: r[1].value for r in wb["Run"].iter_rows(min_row=2) if r[0].value}
+    assert "Run folder" in run_sheet and "Versions" in run_sheet
     headers = [c.value for c in summary[header_row]]
     verdict_col = headers.index("verdict") + 1
     cell = summary.cell(header_row + 1, verdict_col)
@@ -139,7 +148,7 @@ def test_report_command_rebuilds_both_documents(runs: dict[str, Path], tmp_path:
     (copy / "report.xlsx").unlink()
     (copy / "report.html").unlink()
     assert main(["report", str(copy)]) == 1
-    assert load_workbook(copy / "report.xlsx")["Summary"]["A1"].value == "langbite fairness report"
+    assert load_workbook(copy / "report.xlsx")["Summary"]["A1"].value == "langbite fairness report: Failed"
     assert (copy / "report.html").exists()
 
 
@@ -154,9 +163,15 @@ def test_compare_gates_a_regression(runs: dict[str, Path], tmp_path: Path, capsy
     headers = [c.value for c in ws[1]]
     rows = list(ws.iter_rows(min_row=2, values_only=True))
     assert all(r[headers.index("regression")] == "yes" for r in rows)
-    assert any(r[headers.index("run2_change")] == "worse" for r in rows)
+    # columns named after the runs, rates in percent, and a change word in every row
+    assert {"fair: pass %", "biased: pass %", "biased: change"} <= set(headers)
+    assert all(r[headers.index("biased: change")] == "worse" for r in rows)
+    assert all(str(r[headers.index("fair: pass %")]).endswith("%") for r in rows)
+    assert "fair = " in text and "biased = " in text and "run1" not in text
     assert main(["compare", str(runs["biased"]), str(runs["fair"]), "--out", str(out_h)]) == 0
     assert "better" in out_h.read_text()
+    assert main(["compare", str(runs["fair"]), str(runs["fair"])]) == 0
+    assert "unchanged" in capsys.readouterr().out
 
 
 def test_compare_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

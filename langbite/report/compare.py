@@ -1,8 +1,10 @@
 """``langbite compare RUN_A RUN_B [...]``: did a new model or prompt make things better or worse?
 
 Pass rates per requirement, concern and language are put side by side with
-their 95% intervals. A difference is flagged only where the intervals do not
-overlap. The comparison gates CI: the exit code is 1 when a requirement that
+their 95% intervals, in columns named after the run folders. Every row says
+how each later run compares with the first: better or worse (intervals apart,
+or the verdict flipped), better or worse "within noise" (the rate moved inside
+overlapping intervals), unchanged, or absent. The comparison gates CI: the exit code is 1 when a requirement that
 passed in the first run fails in a later one.
 
 When every run tested one model, runs are compared whatever the model is
@@ -35,29 +37,50 @@ class Comparison:
     cells: list[dict[Key, Cell]]
     regressions: list[Key] = field(default_factory=list)
 
+    @property
+    def names(self) -> list[str]:
+        """Each run's name in column headers: its folder name, made unique with the parent when needed."""
+        names = [run.name or str(run) for run in self.runs]
+        if len(set(names)) < len(names):
+            names = [f"{run.parent.name}/{run.name}" if names.count(run.name) > 1 else run.name for run in self.runs]
+        if len(set(names)) < len(names):
+            names = [f"run{i + 1} {n}" for i, n in enumerate(names)]
+        return names
+
     def change(self, key: Key, i: int) -> str:
-        """'better', 'worse' (intervals apart) or '' against the first run."""
+        """How run ``i`` compares with the first, in one word (every row says something).
+
+        'better' or 'worse' when the 95% intervals are apart or the verdict flipped; '… (within
+        noise)' when the pass rate moved but the intervals overlap; 'unchanged'; 'absent'.
+        """
         a, b = self.cells[0].get(key), self.cells[i].get(key)
-        if not a or not b or a.pass_rate is None or b.pass_rate is None or overlap(a.interval, b.interval):
-            return ""
-        return "better" if b.pass_rate > a.pass_rate else "worse"
+        if not a or not b or a.pass_rate is None or b.pass_rate is None:
+            return "absent"
+        if b.pass_rate == a.pass_rate and b.verdict is a.verdict:
+            return "unchanged"
+        direction = "better" if b.pass_rate > a.pass_rate or (
+            b.pass_rate == a.pass_rate and b.verdict is Verdict.PASSED) else "worse"
+        if not overlap(a.interval, b.interval) or a.verdict is not b.verdict:
+            return direction
+        return f"{direction} (within noise)"
 
     def rows(self) -> list[dict[str, Any]]:
+        """One row per requirement (× model) × concern × language; columns named after the runs, rates in %."""
         out = []
+        names = self.names
         for key in self.keys:
             row: dict[str, Any] = dict(zip(self.key_names, key, strict=True))
-            for i in range(len(self.runs)):
+            for i, name in enumerate(names):
                 c = self.cells[i].get(key)
-                tag = f"run{i + 1}"
                 if c is None or c.pass_rate is None:
-                    row.update({f"{tag}_pass_rate": "", f"{tag}_ci": "", f"{tag}_verdict": "absent"})
-                    continue
-                lo, hi = c.interval
-                row.update({f"{tag}_pass_rate": round(c.pass_rate, 4), f"{tag}_ci": f"{lo:.2f}-{hi:.2f}",
-                            f"{tag}_verdict": str(c.verdict),
-                            f"{tag}_vs_tolerance": against_tolerance(lo, hi, c.tolerance)})
+                    row.update({f"{name}: pass %": "", f"{name}: 95% interval": "", f"{name}: verdict": "absent"})
+                else:
+                    lo, hi = c.interval
+                    row.update({f"{name}: pass %": f"{c.pass_rate:.0%}", f"{name}: 95% interval": f"{lo:.0%}–{hi:.0%}",
+                                f"{name}: verdict": str(c.verdict),
+                                f"{name}: vs tolerance": against_tolerance(lo, hi, c.tolerance)})
                 if i:
-                    row[f"{tag}_change"] = self.change(key, i)
+                    row[f"{name}: change"] = self.change(key, i)
             row["regression"] = "yes" if key in self.regressions else ""
             out.append(row)
         return out
@@ -78,11 +101,9 @@ def _load(run: Path, with_model: bool) -> dict[Key, Cell]:
             key = (f"{r['provider']}:{r['model']}", *key)
         c = cells.setdefault(key, Cell(r["provider"], r["model"], r["requirement"], r["concern"], r["language"],
                                        "", "", tolerance.get(r["requirement"], 1.0)))
-        if r["verdict"] == "Passed":
-            c.passed += 1
-        elif r["verdict"] == "Failed":
-            c.failed += 1
-        else:
+        try:
+            c.add(Verdict(r["verdict"]))  # refused and undetermined count as what they are, not as errors
+        except ValueError:
             c.errors += 1
     return cells
 
@@ -109,22 +130,23 @@ def compare(runs: Sequence[Path]) -> Comparison:
 
 
 def format_table(comparison: Comparison) -> str:
-    lines = []
-    head = f"{'requirement':<24} {'language':<8}" + "".join(f" {'run' + str(i + 1):>18}" for i in range(len(comparison.runs)))
-    lines.append(head + "  change")
+    """The console table: pass rate and verdict per run, and how each later run compares with the first."""
+    names = comparison.names
+    width = max(14, *(len(n) for n in names))
+    lines = [f"{'requirement':<24} {'language':<8}" + "".join(f" {n[:width]:>{width}}" for n in names) + "  change"]
     for row in comparison.rows():
         label = (row.get("model", "") + " " if "model" in row else "") + row["requirement"]
         cells = ""
-        for i in range(len(comparison.runs)):
-            rate = row.get(f"run{i + 1}_pass_rate", "")
-            verdict = row.get(f"run{i + 1}_verdict", "")
-            cells += f" {(f'{rate:.0%} ' if rate != '' else '- ') + verdict[:6]:>18}"
-        changes = ",".join(filter(None, (row.get(f"run{i + 1}_change", "") for i in range(1, len(comparison.runs)))))
+        for name in names:
+            rate, verdict = row.get(f"{name}: pass %", ""), row.get(f"{name}: verdict", "")
+            cells += f" {((rate or '-') + ' ' + verdict)[:width]:>{width}}"
+        changes = ", ".join(row.get(f"{n}: change", "") for n in names[1:])
         flag = "  REGRESSION" if row["regression"] else ""
         lines.append(f"{label[:24]:<24} {row['language']:<8}{cells}  {changes}{flag}")
-    for i, run in enumerate(comparison.runs):
-        lines.append(f"run{i + 1} = {run}")
-    lines.append(f"{len(comparison.regressions)} regression(s): requirement(s) that passed in run1 and fail later")
+    for name, run in zip(names, comparison.runs, strict=True):
+        lines.append(f"{name} = {run}")
+    lines.append(f"{len(comparison.regressions)} regression(s): requirement(s) that passed in {names[0]} and fail "
+                 "in a later run")
     return "\n".join(lines)
 
 
@@ -136,7 +158,8 @@ def write_comparison(path: Path, comparison: Comparison) -> Path:
 
         head = "".join(f"<th>{escape(c)}</th>" for c in columns)
         body = "".join("<tr>" + "".join(
-            f'<td class="{escape(str(r.get(c, "")))}">{escape(str(r.get(c, "")))}</td>' for c in columns) + "</tr>"
+            f'<td class="{escape(str(r.get(c, "")).split(" ")[0])}">{escape(str(r.get(c, "")))}</td>' for c in columns)
+            + "</tr>"
             for r in rows)
         path.write_text(
             "<!DOCTYPE html><html><head><meta charset='utf-8'><title>langbite comparison</title><style>"
@@ -152,7 +175,7 @@ def write_comparison(path: Path, comparison: Comparison) -> Path:
     wb = Workbook(write_only=True)
     styles = Styles(wb)
     ws = wb.create_sheet("Comparison")
-    colored = [c for c in columns if c.endswith(("_verdict", "_change")) or c == "regression"]
+    colored = [c for c in columns if c.endswith((": verdict", ": change")) or c == "regression"]
     add_table(ws, styles, columns, rows, "Comparison", color_columns=colored)
     wb.save(path)
     return path

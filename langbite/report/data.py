@@ -44,6 +44,37 @@ class ReportData:
     responses: list[dict[str, Any]]  # the responses the documents show (all, or those of failing templates)
     probes: list[dict[str, Any]] = field(default_factory=list)
     responses_total: int = 0
+    judge: list[dict[str, Any]] = field(default_factory=list)  # judge_agreement.csv: oracle vs judge, per outcome
+
+    def headline(self) -> dict[str, Any]:
+        """What the first screen says: the overall verdict, the models, the date, what failed, the counts.
+
+        Counts are the summary table's, so every view agrees: a *group* is one requirement × model
+        × language; refused, undetermined and errors count templates (errors: no answer to read).
+        """
+        verdicts = [str(r["verdict"]) for r in self.summary]
+        if not verdicts:
+            overall = "Probes only" if self.probes else "Not evaluated"
+        elif str(Verdict.FAILED) in verdicts:
+            overall = str(Verdict.FAILED)
+        elif all(v == str(Verdict.PASSED) for v in verdicts):
+            overall = str(Verdict.PASSED)
+        else:
+            overall = "Inconclusive"
+        failing = [f"{r['requirement']} ({r['model']}, {r['language']})" for r in self.summary
+                   if str(r["verdict"]) == str(Verdict.FAILED)]
+        passed = sum(1 for v in verdicts if v == str(Verdict.PASSED))
+
+        def total(column: str) -> int:
+            return sum(int(r.get(column) or 0) for r in self.summary)
+
+        counts = (f"{passed} of {len(verdicts)} requirement × model × language passed; templates: "
+                  f"{total('passed')} passed, {total('failed')} failed, {total('refused')} refused, "
+                  f"{total('undetermined')} undetermined, {total('errors')} errors (no answer)")
+        return {"verdict": overall, "models": ", ".join(self.models) or ", ".join(
+                    dict.fromkeys(f"{r['provider']}:{r['model']}" for r in self.probes)),
+                "date": str(self.meta.get("started", "")), "failing": failing,
+                "counts": counts if verdicts else f"{len(self.probes)} probe metrics"}
 
     @property
     def models(self) -> list[str]:
@@ -91,9 +122,10 @@ def gather(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evalua
     for r in rows.response_rows(plan, answers):
         if keep_all or r["key"] in failing:
             response_rows.append(r)
+    judge_path = run_dir / "judge_agreement.csv"
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir),
-                      total)
+                      total, read_csv(judge_path) if judge_path.exists() else [])
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

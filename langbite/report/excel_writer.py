@@ -1,9 +1,9 @@
 """``report.xlsx``: the workbook people who decide whether a model ships will open.
 
-Sheets: Summary (verdict per requirement × model × language, with 95%
-interval, legend and run metadata), Charts (native Excel bar charts), Global,
-Evaluations (each row links to its responses), Responses, and Probes when
-probes ran. Model text is data: a cell starting with ``=``, ``+``, ``-`` or
+Sheets: Summary (a headline, then the verdict per requirement × model ×
+language with its 95% interval, then the legend), Charts (native Excel bar
+charts), Global, Evaluations (each row links to its responses), Responses,
+Probes when probes ran, Judge when the judge LLM ran, and Run (provenance). Model text is data: a cell starting with ``=``, ``+``, ``-`` or
 ``@`` is stored as text, never as a formula, and characters Excel rejects are
 removed without losing the rest of the answer.
 """
@@ -26,7 +26,7 @@ from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
 from langbite.report.cells import clean, formula_like
 from langbite.report.data import PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
-from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, RESPONSE_COLUMNS
+from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
 FILL = {
     "Passed": PatternFill("solid", fgColor="C6EFCE"), "Failed": PatternFill("solid", fgColor="FFC7CE"),
@@ -35,7 +35,9 @@ FILL = {
     "C": PatternFill("solid", fgColor="FFEB9C"), "D": PatternFill("solid", fgColor="FFC7CE"),
     "across": PatternFill("solid", fgColor="FFEB9C"),
     "better": PatternFill("solid", fgColor="C6EFCE"), "worse": PatternFill("solid", fgColor="FFC7CE"),
-    "yes": PatternFill("solid", fgColor="FFC7CE"),
+    "yes": PatternFill("solid", fgColor="FFC7CE"), "Inconclusive": PatternFill("solid", fgColor="FFEB9C"),
+    "Refused": PatternFill("solid", fgColor="DDEBF7"), "Undetermined": PatternFill("solid", fgColor="FFEB9C"),
+    "unchanged": PatternFill("solid", fgColor="F2F2F2"),
 }
 WIDE = {"prompt": 70, "response": 70, "reason": 50, "prediction": 40, "judge_reason": 40, "description": 50,
         "communities": 24, "key": 30, "error": 30}
@@ -46,7 +48,7 @@ LEGEND_LINES = (
     "tolerance, or 'across' it (amber: not clear, test more).",
 )
 LEGEND = " ".join(LEGEND_LINES)
-PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance")
+PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance", "undetermined_share", "refused_share")
 
 
 class Styles:
@@ -197,26 +199,42 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
 
 
 def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+    """The first screen: a headline (verdict, models, date, what failed, counts), then the verdict table."""
     set_widths(ws, SUMMARY_COLUMNS, data.summary, first=24)
-    append(ws, [make_cell(ws, "langbite fairness report", styles, "title")])
-    for line in LEGEND_LINES:
-        append(ws, [line])
+    head = data.headline()
+    append(ws, [make_cell(ws, f"langbite fairness report: {head['verdict']}", styles, "title")])
+    verdict = head["verdict"]
+    append(ws, [make_cell(ws, "Verdict", styles, "bold"),
+                make_cell(ws, verdict, styles, *([f"fill:{verdict}"] if f"fill:{verdict}" in styles._arrays else []))])
+    append(ws, [make_cell(ws, "Models", styles, "bold"), head["models"]])
+    append(ws, [make_cell(ws, "Date (UTC)", styles, "bold"), head["date"]])
+    append(ws, [make_cell(ws, "Failing", styles, "bold"), "; ".join(head["failing"]) or "none"])
+    append(ws, [make_cell(ws, "Counts", styles, "bold"), head["counts"]])
     append(ws, [])
-    for label, value in _metadata(data.meta, data):
-        append(ws, [make_cell(ws, label, styles, "bold"), make_cell(ws, value)])
-    shown = len(workbook_responses(data))
-    note = (f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
-            f"The Responses sheet holds the {shown} responses of templates that did not pass; "
-            f"all {data.responses_total} are in responses.csv.")
     if not data.evaluations:  # a probe-only folder: the marks are the summary
         append(ws, [make_cell(ws, "Probes", styles, "bold"), "See the Probes sheet: every metric with its 95% interval "
                    "and, where defined, its mark from A (healthy) to D (catastrophic)."])
+        append(ws, [make_cell(ws, "Run", styles, "bold"), "See the Run sheet: what was run, where and when."])
         return
-    append(ws, [make_cell(ws, "Responses", styles, "bold"), note])
-    append(ws, [])
-    first = 1 + len(LEGEND_LINES) + 1 + len(_metadata(data.meta, data)) + 3
-    add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=first,
+    add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=8,
               color_columns=("verdict", "interval_vs_tolerance"))
+    append(ws, [])
+    for line in LEGEND_LINES:
+        append(ws, [line])
+    shown = len(workbook_responses(data))
+    append(ws, [f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
+                f"The Responses sheet holds the {shown} responses of templates that did not pass; "
+                f"all {data.responses_total} are in responses.csv."])
+    append(ws, ["What was run (models, files, parameters, versions) is on the Run sheet."])
+
+
+def _run_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+    """Provenance on its own sheet: one short line per item, so it prints within the page width."""
+    ws.column_dimensions["A"].width = 22
+    ws.column_dimensions["B"].width = 100
+    append(ws, [make_cell(ws, "What was run", styles, "title")])
+    for label, value in _metadata(data.meta, data):
+        append(ws, [make_cell(ws, label, styles, "bold"), make_cell(ws, value, styles, "wrap")])
 
 
 def _matrix(ws: Any, styles: Styles, groups: list[Any], key: str, models: list[str], top: int,
@@ -277,6 +295,9 @@ def write_excel(path: Path, data: ReportData) -> Path:
     sheets = {name: wb.create_sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = wb.create_sheet("Probes")
+    if data.judge:
+        sheets["Judge"] = wb.create_sheet("Judge")
+    sheets["Run"] = wb.create_sheet("Run")
     for ws in sheets.values():  # printable: landscape, every column on one page width
         ws.page_setup.orientation = "landscape"
         ws.page_setup.fitToWidth = 1
@@ -287,6 +308,9 @@ def write_excel(path: Path, data: ReportData) -> Path:
         _template_sheets(sheets, styles, data)
     if data.probes:
         add_table(sheets["Probes"], styles, PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    if data.judge:  # how often the judge LLM read an answer as the oracle did, per outcome
+        add_table(sheets["Judge"], styles, JUDGE_AGREEMENT_COLUMNS, data.judge, "JudgeAgreement")
+    _run_sheet(sheets["Run"], styles, data)
     tmp = path.with_suffix(".tmp.xlsx")
     wb.save(tmp)
     tmp.replace(path)

@@ -81,6 +81,7 @@ def render_html(data: ReportData, failures_limit: int = 500) -> str:
     failures = data.failures(failures_limit)
     context: dict[str, Any] = {
         "data": data, "meta": data.meta, "legend": LEGEND, "charts": charts, "failures": failures,
+        "head": data.headline(),
         "failures_total": sum(1 for e in data.evaluations if e["verdict"] != "Passed"),
         "failures_limit": failures_limit,
         "probe_marks": [p for p in data.probes if p.get("mark")],
