@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from copy import copy
 from pathlib import Path
 from typing import Any
 
 from openpyxl import Workbook
 from openpyxl.cell.cell import Cell
-from openpyxl.styles.cell_style import StyleArray
 from openpyxl.chart import BarChart, Reference
-from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.styles import Alignment, Font, NamedStyle, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
 
@@ -52,33 +50,44 @@ PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance", "undetermined_share", 
 
 
 class Styles:
-    """Cell styles prepared once per workbook; applying one is a cheap copy (no per-cell indexing)."""
+    """Cell styles as workbook named styles, one per combination used, through openpyxl's public API.
+
+    A named style is registered once and assigned by name (``cell.style = name``), which is
+    cheap per cell; combining styles (a wrapped, percent-formatted, coloured cell) makes one
+    more named style the first time that combination is asked for.
+    """
+
+    _SPECS: dict[str, dict[str, Any]] = {
+        "bold": {"font": Font(bold=True)}, "title": {"font": Font(bold=True, size=16)},
+        "wrap": {"alignment": Alignment(wrap_text=True, vertical="top")},
+        "percent": {"number_format": "0.0%"}, "link": {"font": Font(color="0563C1", underline="single")},
+        "text": {},  # quotePrefix, set on the cell: Excel shows the text as typed and never evaluates it
+        **{f"fill:{name}": {"fill": fill} for name, fill in FILL.items()},
+    }
 
     def __init__(self, wb: Workbook) -> None:
-        proto_sheet = wb.create_sheet("_styles")
-        self._arrays: dict[str, StyleArray] = {}
-        specs: dict[str, dict[str, Any]] = {
-            "bold": {"font": Font(bold=True)}, "title": {"font": Font(bold=True, size=16)},
-            "wrap": {"alignment": Alignment(wrap_text=True, vertical="top")},
-            "percent": {"number_format": "0.0%"}, "link": {"font": Font(color="0563C1", underline="single")},
-            "text": {"quotePrefix": True},
-        }
-        specs.update({f"fill:{name}": {"fill": fill} for name, fill in FILL.items()})
-        for name, attrs in specs.items():
-            cell = Cell(proto_sheet)
-            for attr, value in attrs.items():
-                setattr(cell, attr, value)
-            self._arrays[name] = copy(cell._style)
-        wb.remove(proto_sheet)
+        self.wb = wb
+        self._named: dict[tuple[str, ...], str] = {}
+
+    def has(self, name: str) -> bool:
+        return name in self._SPECS
+
+    def _style_name(self, names: tuple[str, ...]) -> str:
+        found = self._named.get(names)
+        if found is None:
+            found = "langbite " + " + ".join(names)
+            style = NamedStyle(name=found)
+            for name in names:  # later names win where two set the same attribute
+                for attr, value in self._SPECS[name].items():
+                    setattr(style, attr, value)
+            self.wb.add_named_style(style)
+            self._named[names] = found
+        return found
 
     def apply(self, cell: Cell, *names: str) -> Cell:
-        style = copy(self._arrays[names[0]])
-        for name in names[1:]:  # combine: take every field the other style sets
-            other = self._arrays[name]
-            for field in ("fontId", "fillId", "numFmtId", "alignmentId", "quotePrefix"):
-                if getattr(other, field):
-                    setattr(style, field, getattr(other, field))
-        cell._style = style
+        cell.style = self._style_name(names)
+        if "text" in names:
+            cell.quotePrefix = True
         return cell
 
 
@@ -158,7 +167,7 @@ def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence
                 names.append("wrap")
             if c in percent:
                 names.append("percent")
-            if c in colored and f"fill:{value}" in styles._arrays:
+            if c in colored and styles.has(f"fill:{value}"):
                 names.append(f"fill:{value}")
             if isinstance(value, str):
                 value = clean(value)
@@ -205,7 +214,7 @@ def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
     append(ws, [make_cell(ws, f"langbite fairness report: {head['verdict']}", styles, "title")])
     verdict = head["verdict"]
     append(ws, [make_cell(ws, "Verdict", styles, "bold"),
-                make_cell(ws, verdict, styles, *([f"fill:{verdict}"] if f"fill:{verdict}" in styles._arrays else []))])
+                make_cell(ws, verdict, styles, *([f"fill:{verdict}"] if styles.has(f"fill:{verdict}") else []))])
     append(ws, [make_cell(ws, "Models", styles, "bold"), head["models"]])
     append(ws, [make_cell(ws, "Date (UTC)", styles, "bold"), head["date"]])
     append(ws, [make_cell(ws, "Failing", styles, "bold"), "; ".join(head["failing"]) or "none"])
