@@ -181,8 +181,22 @@ def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tup
         "parameters": parameters(config),
         "counts": counts,
         "excluded_templates": list(excluded),  # library rows left out for a template problem
+        "probes": [_probe_provenance(p, config) for p in config.probes],
     }
     (run_dir / "run.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def _probe_provenance(entry: Any, config: RequirementsModel) -> dict[str, Any]:
+    """A probe as run: its settings, and its data file with a hash when it names one."""
+    out: dict[str, Any] = {"name": entry.name, "sample_k": entry.sample_k, "n_repetitions": entry.n_repetitions,
+                           "seed": entry.seed, "params": entry.params or {}, "data": entry.data or "(default)"}
+    if entry.data:
+        path = Path(entry.data)
+        if not path.is_absolute() and config.path and not config.path.startswith("<"):
+            path = Path(config.path).parent / path
+        if path.is_file():
+            out["data_sha256"] = sha256(path)
+    return out
 
 
 def default_run_dir() -> Path:

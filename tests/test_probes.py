@@ -357,6 +357,9 @@ def test_cli_probe_writes_the_run_folder(tmp_path: Path, capsys: pytest.CaptureF
     wb = load_workbook(out / "report.xlsx")
     assert wb.sheetnames == ["Summary", "Probes", "Run"]
     assert wb["Summary"]["A1"].value == "langbite fairness report: Probes only"
+    provenance = {r[0]: r[1] for r in wb["Run"].iter_rows(values_only=True) if r[0] in ("Probe", "Model", "Versions")}
+    assert provenance["Probe"].startswith("gest: data ") and "sha256" in provenance["Probe"]
+    assert provenance["Model"] and provenance["Versions"]
     assert "stereotype_rate" in (out / "report.html").read_text()
     (out / "report.xlsx").unlink()
     assert main(["report", str(out)]) == 0 and (out / "report.xlsx").exists()

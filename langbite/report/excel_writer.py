@@ -202,6 +202,10 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
     lines += [("Model", m["spec"] + (f" (identity {m['identity']})" if m.get("identity") else "")) for m in models]
     lines += [("Template file", f"{k}: sha256 {v[:16]}") for k, v in meta.get("templates", {}).items()]
     lines += [("Parameter", f"{k} = {v}") for k, v in meta.get("parameters", {}).items()]
+    lines += [("Probe", f"{p.get('name')}: data {p.get('data')}"
+               + (f" (sha256 {p['data_sha256'][:16]})" if p.get("data_sha256") else "")
+               + "".join(f", {k} {p[k]}" for k in ("sample_k", "n_repetitions", "seed") if p.get(k) is not None))
+              for p in meta.get("probes", []) if isinstance(p, dict)]
     lines += [("Count", f"{k} = {v}") for k, v in meta.get("counts", {}).items()]
     lines.append(("Versions", ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())))
     return lines
