@@ -278,6 +278,16 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for m in plan.models:
         print(f"{m.spec}: {per_model} calls ({plan.n_instances} instances × {plan.config.n_repetitions} repetitions)")
     print(f"total: {plan.n_calls} calls")
+    from langbite.costs import CHARS_PER_TOKEN, estimate
+
+    estimates = estimate(plan, plan.config.prices)
+    for e in estimates:
+        print(f"cost {e.line()}")
+    known = [e.dollars for e in estimates if e.dollars is not None]
+    if len(estimates) > 1 and known:
+        print(f"cost total: ${sum(known):,.2f} at most" + (" (and models with no known price)"
+                                                           if len(known) < len(estimates) else ""))
+    print(f"(input tokens estimated at {CHARS_PER_TOKEN} characters per token; output at max_tokens per call)")
     for why, n in plan.left_out:
         print(f"left out: {n} template selection(s) {why}")
     for row in plan.excluded:
