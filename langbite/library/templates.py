@@ -119,6 +119,7 @@ class _RowChecker:
         self.col = {name: i for i, name in enumerate(header)}
         self.written = written or {}  # canonical column → its name in the file (LangBiTe's prompt_id)
         self.width = len(header)
+        self.unnamed = 0  # blank-named columns dropped from the end of the header
         self.declared = declared or {}
         self.seen_ids: dict[tuple[str, str], int] = {}
 
@@ -127,8 +128,8 @@ class _RowChecker:
         self.errors.add(self.path, line, col, message)
 
     def check(self, row: list[str], line: int) -> Template | None:
-        if len(row) > self.width and not any(f.strip() for f in row[self.width:]):
-            row = row[: self.width]  # empty trailing cells (a spreadsheet's export of blank columns)
+        if self.width < len(row) <= self.width + self.unnamed or not any(f.strip() for f in row[self.width:]):
+            row = row[: self.width]  # cells under unnamed trailing columns, or empty trailing cells
         if len(row) != self.width:
             self.err(line, 0, f"row has {len(row)} fields, the header has {self.width}")
             return None
@@ -266,7 +267,9 @@ _COLUMN = alias_lookup(TEMPLATE_COLUMNS)
 
 def _header(header: list[str], path: str, errors: ErrorCollector, written: dict[str, str]) -> bool:
     while header and not header[-1].strip():
-        header.pop()  # blank trailing columns (LangBiTe's context libraries end their header with empty names)
+        # Blank trailing columns: LangBiTe's context libraries end their header with an unnamed column
+        # whose cells repeat the expected answer; an unnamed column is nobody's input, so it is ignored.
+        header.pop()
     names = [_COLUMN.get(h.strip().lower(), h.strip().lower()) for h in header]
     written.update({n: h.strip() for n, h in zip(names, header)})
     ok = True
@@ -325,21 +328,24 @@ def load_template_file(path: Path, errors: ErrorCollector, template_errors: Erro
         errors.add(str(path), exc.line, 0, f"cannot read the header: {exc.message}")
         return []
     written: dict[str, str] = {}
+    raw_width = len(header)
     if not _header(header, str(path), errors, written):
         if any(name not in header for name in REQUIRED):
             return []
         # only unknown or repeated columns: the rows can still be read, so their problems are reported too
-        return _check_rows(path, header, rows, delimiter, ErrorCollector(), rows_errors, written, declared)
-    return _check_rows(path, header, rows, delimiter, errors, rows_errors, written, declared)
+        return _check_rows(path, header, rows, delimiter, ErrorCollector(), rows_errors, written, declared,
+                           raw_width - len(header))
+    return _check_rows(path, header, rows, delimiter, errors, rows_errors, written, declared, raw_width - len(header))
 
 
 def _check_rows(path: Path, header: list[str], rows: Iterator[tuple[int, list[str]]], delimiter: str,
                 errors: ErrorCollector, rows_errors: ErrorCollector, written: dict[str, str],
-                declared: dict[str, set[str]] | None) -> list[Template]:
+                declared: dict[str, set[str]] | None, unnamed: int = 0) -> list[Template]:
     merged = {k: set(v) for k, v in (declared or {}).items()}
     for concern, names in declared_markups(path.parent).items():
         merged.setdefault(concern, set()).update(names)
     checker = _RowChecker(path, header, language_of(path), rows_errors, errors, written, merged)
+    checker.unnamed = unnamed
     templates: list[Template] = []
     n_rows = 0
     try:
