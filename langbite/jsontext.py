@@ -168,21 +168,36 @@ def load_json(text: str) -> Any:
     return document
 
 
+class Locator:
+    """Positions of every value and key of one JSON text, found in one walk and looked up many times.
+
+    A loader that reports or records many positions (every requirement's fields, every
+    community) asks this instead of walking the text once per question.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        walker = _Walker(text)
+        try:
+            walker.value(0, ())
+            self.positions: dict[Any, int] = walker.positions
+        except (ValueError, IndexError):
+            self.positions = {}
+
+    def __call__(self, path: Path, key: bool = False) -> tuple[int, int]:
+        p = tuple(path)
+        if key and p + ("<key>",) in self.positions:
+            return line_col(self.text, self.positions[p + ("<key>",)])
+        while p and p not in self.positions:
+            p = p[:-1]
+        pos = self.positions.get(p)
+        return line_col(self.text, pos) if pos is not None else (0, 0)
+
+
 def locate(text: str, path: Path, key: bool = False) -> tuple[int, int]:
     """Line and column of the value at ``path`` (of its key when ``key``); (0, 0) if unknown.
 
     The text must be valid JSON. For a missing key, the position of the
     closest existing parent is returned.
     """
-    walker = _Walker(text)
-    try:
-        walker.value(0, ())
-    except (ValueError, IndexError):
-        return 0, 0
-    p = tuple(path)
-    if key and p + ("<key>",) in walker.positions:
-        return line_col(text, walker.positions[p + ("<key>",)])
-    while p and p not in walker.positions:
-        p = p[:-1]
-    pos = walker.positions.get(p)
-    return line_col(text, pos) if pos is not None else (0, 0)
+    return Locator(text)(path, key)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
-from langbite.jsontext import JsonProblem, load_json, locate
+from langbite.jsontext import JsonProblem, Locator, load_json
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
     Domain,
@@ -55,6 +55,7 @@ class _Document:
 
     def __init__(self, raw: dict[str, Any], path: str, text: str, errors: ErrorCollector) -> None:
         self.path, self.text, self.errors = path, text, errors
+        self.locate = Locator(text)  # one walk of the text answers every position asked below
         self.written: dict[JsonPath, str] = {}  # canonical path → key as written
         raw = self._strip_keys(raw, ())
         self.doc = self._rename(raw, (), REQUIREMENTS_MODEL)
@@ -73,7 +74,7 @@ class _Document:
         for key, value in obj.items():
             trimmed = key.strip()
             if trimmed != key:
-                line, col = locate(self.text, self.original(at) + (key,), key=True)
+                line, col = self.locate(self.original(at) + (key,), key=True)
                 self.errors.add(self.path, line, col, f"key {key!r} has spaces around it; write {trimmed!r}")
                 self.written[at + (trimmed,)] = key
             out[trimmed] = self._strip_keys(value, at + (trimmed,))
@@ -85,7 +86,7 @@ class _Document:
             if key != canonical:
                 self.written[at + (canonical,)] = key
         for key, other in clashes:
-            line, col = locate(self.text, self.original(at) + (key,), key=True)
+            line, col = self.locate(self.original(at) + (key,), key=True)
             self.errors.add(self.path, line, col, f"'{key}' and '{other}' are two names of one setting; keep one")
         return out
 
@@ -97,7 +98,7 @@ class _Document:
         return tuple(out)
 
     def where(self, path: JsonPath, key: bool = False) -> tuple[int, int]:
-        return locate(self.text, self.original(path), key=key)
+        return self.locate(self.original(path), key=key)
 
     def label(self, json_path: str) -> str:
         """A canonical JSON path as written: '$.max_tokens' → '$.tokens' when the file says tokens."""
@@ -208,17 +209,18 @@ def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> N
     for j, value in enumerate(values):
         if not isinstance(value, str):
             continue
-        line, col = d.where(at + (j,))
         problem = invisible_characters(value)
+        message = None
         if not value.strip():
-            d.errors.add(d.path, line, col, f"{label}[{j}]: community is blank")
+            message = "community is blank"
         elif problem:
-            d.errors.add(d.path, line, col, f"{label}[{j}]: community {problem}")
+            message = f"community {problem}"
         elif value != value.strip():
-            d.errors.add(d.path, line, col, f"{label}[{j}]: community {value!r} has spaces around it")
+            message = f"community {value!r} has spaces around it"
         elif value.casefold() in seen:
-            d.errors.add(d.path, line, col, f"{label}[{j}]: community '{value}' is listed twice"
-                         f" (also [{seen[value.casefold()]}])")
+            message = f"community '{value}' is listed twice (also [{seen[value.casefold()]}])"
+        if message:
+            d.errors.add(d.path, *d.where(at + (j,)), f"{label}[{j}]: {message}")
         seen.setdefault(value.casefold(), j)
 
 
