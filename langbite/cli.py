@@ -43,6 +43,16 @@ def _natural(text: str) -> int:
     return _whole(text, 0)
 
 
+def _dollars(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an amount in US dollars, not {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
 def _temperature(text: str) -> float:
     try:
         value = float(text)
@@ -121,6 +131,7 @@ EXIT_CODES = """exit codes:
   2    bad input or usage (one line per problem: PATH:LINE:COL: message); no model was called
   3    inconclusive: nothing failed, but some requirement could not be decided
   4    could not evaluate: most calls got no answer (outage, wrong URL, expired key)
+  5    stopped at the budget (--budget); the run folder resumes
   130  interrupted (Ctrl-C); the run folder resumes with the command printed"""
 
 EXAMPLES = """examples:
@@ -161,6 +172,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
     r.add_argument("--concurrency", type=_positive, metavar="N", help="requests in flight per model")
     r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
+    r.add_argument("--budget", type=_dollars, metavar="USD",
+                   help="stop before spending more than USD (needs a price for every model; see langbite plan)")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_ci_options(r)
@@ -248,7 +261,7 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
     return RunOptions(models=args.llm, templates=args.templates, base_url=args.base_url,
                       system_prompts=_system_prompts(getattr(args, "system_prompt", [])),
-                      selection=_selection(args),
+                      selection=_selection(args), budget=getattr(args, "budget", None),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 
@@ -300,6 +313,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from langbite.costs import BudgetReached
     from langbite.rundir import default_run_dir
     from langbite.runner import prepare, run
 
@@ -314,6 +328,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"\ninterrupted: every answer so far is saved in {out}. Resume with:\n  "
               f"{_resume_command(args, out)}", file=sys.stderr)
         return 130
+    except BudgetReached as exc:
+        print(f"stopped at the budget: ${exc.spent:,.4f} spent of ${exc.limit:,.2f} "
+              f"(${max(0.0, exc.limit - exc.spent):,.4f} left, less than the next call could cost). Every answer "
+              f"so far is saved in {out}; resume with a higher --budget, for example:\n  "
+              f"{_resume_command(args, out, budget=exc.limit * 2)}", file=sys.stderr)
+        return 5
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _ci_outputs(args, result)
     _print_summary(result)
@@ -325,13 +345,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _resume_command(args: argparse.Namespace, out: Path) -> str:
-    """The exact command that resumes this run: the one typed, with --out added when it was not given."""
+def _resume_command(args: argparse.Namespace, out: Path, budget: float | None = None) -> str:
+    """The exact command that resumes this run: the one typed, with --out added when it was not given
+    (and with ``budget`` as its --budget when one is given)."""
     import shlex
 
     argv = list(getattr(args, "argv", None) or sys.argv[1:])
     if not any(a == "--out" or a.startswith("--out=") for a in argv):
         argv += ["--out", str(out)]
+    if budget is not None:
+        argv = [a for a in argv if not a.startswith("--budget=")]
+        if "--budget" in argv:
+            argv[argv.index("--budget") + 1] = f"{budget:g}"
+        else:
+            argv += ["--budget", f"{budget:g}"]
     return shlex.join(["langbite", *argv])
 
 

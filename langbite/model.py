@@ -246,6 +246,7 @@ class RequirementsModel:
     templates: tuple[str, ...] = ()  # libraries named by the model (resolved against its folder)
     pinned_templates: tuple[str, ...] = ()  # ids always run when selected, whatever n_templates samples
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)  # $ per 1M tokens
+    budget: float | None = None  # US dollars a run may spend
     system_prompt: str = ""  # for every model without its own
     system_prompts: dict[str, str] = field(default_factory=dict, hash=False, compare=False)  # name → text: variants
 

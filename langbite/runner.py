@@ -57,13 +57,14 @@ class RunOptions:
     progress: bool = True
     system_prompts: Sequence[tuple[str, str]] = ()  # (name, text): one applies to every model; several compare
     selection: Selection = Selection()  # -k, --ids, --limit
+    budget: float | None = None  # --budget USD: overrides the model's 'budget'
 
 
 
 
 #: The exit codes of `langbite run` and `langbite report`, like a test runner's.
 EXIT_CODES = {"passed": 0, "failed": 1, "bad input": 2, "inconclusive": 3, "could not evaluate": 4,
-              "interrupted": 130}
+              "stopped at the budget": 5, "interrupted": 130}
 
 
 @dataclass
@@ -159,6 +160,18 @@ def _warn_excluded(library: Library) -> None:
                     "; ".join(p.split(": ", 1)[-1] for p in row["problems"]))
 
 
+def _check_prices(config: RequirementsModel) -> None:
+    """A budget is enforced with prices: every model (and the judge) needs one, before any call."""
+    from langbite.costs import price_of
+
+    specs = list(config.models) + ([resolve_spec(ModelSpec(config.judge))] if config.use_llm_eval and config.judge
+                                   else [])
+    missing = [s.spec for s in specs if price_of(s, config.prices) is None]
+    if missing:
+        raise InputErrors.single(config.path or "--budget", f"a budget needs a price for {', '.join(missing)}: give "
+                                 "it under 'prices' in the requirements model (US dollars per million tokens)")
+
+
 def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:
     """Load templates and build the plan; raises InputErrors for any bad input."""
     options = options or RunOptions()
@@ -170,6 +183,10 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
         raise InputErrors.single(config.path or "<requirements>", "use_llm_eval needs a judge model: set 'judge' "
                                  "in the requirements model or pass --judge SPEC (a model stronger than the one tested)")
     config = dataclasses.replace(config, models=_model_specs(config, options))
+    if options.budget is not None:
+        config = dataclasses.replace(config, budget=options.budget)
+    if config.budget is not None:
+        _check_prices(config)
     files: tuple[Path, ...] = ()
     plan = Plan(config, ())
     if config.requirements:
@@ -220,10 +237,16 @@ def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, jo
 
     c = plan.config
     limits = {m.spec: Limits(m.requests_per_minute, m.tokens_per_minute) for m in plan.models}
+    budget = None
+    if c.budget is not None:
+        from langbite.costs import Budget, price_of
+
+        specs = [*plan.models, *([resolve_spec(ModelSpec(c.judge))] if c.use_llm_eval and c.judge else [])]
+        budget = Budget(c.budget, {s.spec: price_of(s, c.prices) or {"input": 0.0, "output": 0.0} for s in specs})
     return Engine(services, c.generation, retries=c.n_retries, timeout=c.timeout,
                   cache=ResponseCache() if options.use_cache else None, journal=journal,
                   limits={k: v for k, v in limits.items() if v},
-                  system_prompts={m.spec: m.system_prompt for m in plan.models if m.system_prompt})
+                  system_prompts={m.spec: m.system_prompt for m in plan.models if m.system_prompt}, budget=budget)
 
 
 def judge_spec(plan: Plan) -> str | None:
@@ -349,6 +372,10 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
                      run_dir: Path, memo: JudgeMemo) -> tuple[Stats, Answers, list[Evaluation]]:
     try:
         stats = await _execute(plan, engine, done, options)
+        if engine.budget_reached and engine.budget is not None:
+            from langbite.costs import BudgetReached
+
+            raise BudgetReached(engine.budget.spent, engine.budget.limit)
         answers = read_journal(run_dir)
         evaluations = await _evaluate(plan, answers, memo.asker(engine))
     finally:

@@ -50,3 +50,49 @@ def test_a_system_prompt_is_paid_on_every_call(tmp_path: Path) -> None:
 
 def test_variants_are_priced_as_their_model() -> None:
     assert price_of(ModelSpec("openai:gpt-4o-mini#strict")) == shipped_prices()["openai:gpt-4o-mini"]
+
+
+def _priced_model(tmp_path: Path, base_url: str, **extra: object) -> Path:
+    doc = json.loads(QUICKSTART.read_text(encoding="utf-8"))
+    doc["models"] = [{"model": "openai:mock", "base_url": base_url}]
+    doc["prices"] = {"openai:mock": {"input": 1000.0, "output": 1000.0}}  # $0.001 per token: budgets bite fast
+    doc.update(extra)
+    return write(tmp_path / "m.json", json.dumps(doc))
+
+
+def test_a_budget_stops_the_run_before_it_is_passed_and_the_folder_resumes(
+        tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from mock_openai import MockConfig, MockOpenAI
+
+    monkeypatch.setenv("LANGBITE_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    with MockOpenAI(MockConfig()) as server:
+        model = _priced_model(tmp_path, server.base_url)
+        plan = prepare(model)
+        [full] = estimate(plan, plan.config.prices)
+        budget = full.input_tokens * 1000.0 / 1e6 / 3  # a third of what the prompts alone cost
+        assert main(["run", str(model), "--out", str(out), "--budget", f"{budget}", "-q"]) == 5
+        err = capsys.readouterr().err
+        assert "stopped at the budget" in err and f"--budget {budget * 2:g}" in err
+        answered = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines() if line.strip()]
+        assert 0 < len(answered) < plan.n_calls == full.calls
+        spent = sum((a["tokens_in"] + a["tokens_out"]) * 1000.0 / 1e6 for a in answered)
+        assert spent <= budget
+        made = server.stats.requests
+        assert made == len(answered)  # no call was sent that the budget could not cover
+        # resuming with room for the rest completes the run without asking again what was answered
+        assert main(["run", str(model), "--out", str(out), "--budget", f"{full.dollars * 2}", "-q"]) in (0, 1, 3)
+        assert server.stats.requests == plan.n_calls
+
+
+def test_a_budget_needs_a_price_for_every_model(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["run", str(QUICKSTART), "--llm", "openai:unpriced-model", "--budget", "1", "--out",
+                 str(tmp_path / "r")]) == 2
+    assert "a budget needs a price for openai:unpriced-model" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["run", str(QUICKSTART), "--budget=-3", "--out", str(tmp_path / "r")])
+    assert exit_.value.code == 2 and "must be more than 0" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -25,6 +25,7 @@ from typing import Any
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from langbite.costs import Budget, BudgetReached
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import Limits
@@ -159,10 +160,13 @@ class Engine:
 
     def __init__(self, services: dict[str, LLMService], params: GenerationParams, *, retries: int = 3,
                  timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
-                 limits: dict[str, Limits] | None = None, system_prompts: dict[str, str] | None = None) -> None:
+                 limits: dict[str, Limits] | None = None, system_prompts: dict[str, str] | None = None,
+                 budget: Budget | None = None) -> None:
         self.services = services
         self.params = params
         self.system_prompts = system_prompts or {}  # model spec → its system prompt
+        self.budget = budget  # dollars the run may spend; None: no limit
+        self.budget_reached = False
         self.retries = retries
         self.timeout = timeout
         self.cache = cache
@@ -201,11 +205,16 @@ class Engine:
             if hit is not None:
                 self.stats.cache_hits += 1
                 return hit, "", True
+        reserved = self.budget.reserve(spec, prompt, params.max_tokens) if self.budget is not None else 0.0
         try:
             generation = await self._call(spec, service, prompt, params)
         except Exception as exc:  # the provider boundary: any fault of the model's side is data
             self.stats.errors += 1
+            if self.budget is not None:
+                self.budget.settle(spec, reserved, prompt, None)
             return None, describe(exc, self.timeout), False
+        if self.budget is not None:
+            self.budget.settle(spec, reserved, prompt, generation.text, generation.tokens_in, generation.tokens_out)
         self.stats.tokens_in += generation.tokens_in
         self.stats.tokens_out += generation.tokens_out
         if self.cache is not None:
@@ -215,7 +224,11 @@ class Engine:
     async def _worker(self, jobs: Iterator[Job], bar: Any) -> None:
         for job in jobs:
             start = time.perf_counter()
-            generation, error, cached = await self.complete(job.model, job.prompt, job.repetition)
+            try:
+                generation, error, cached = await self.complete(job.model, job.prompt, job.repetition)
+            except BudgetReached:  # this job stays unanswered (resumable); the other workers stop at theirs
+                self.budget_reached = True
+                return
             answer = Answer(
                 model=job.model, key=job.key, repetition=job.repetition,
                 text=generation.text if generation else "", error=error, cached=cached,

@@ -291,6 +291,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         templates=tuple(_library_path(path, t) for t in c.get("templates", [])),
         pinned_templates=tuple(c.get("pinned_templates", [])),
         prices={k: dict(v) for k, v in c.get("prices", {}).items()},
+        budget=c.get("budget"),
         system_prompt=c.get("system_prompt", ""),
         system_prompts=dict(c.get("system_prompts", {})),
     )
