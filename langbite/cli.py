@@ -302,7 +302,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                                                            if len(known) < len(estimates) else ""))
     print(f"(input tokens estimated at {CHARS_PER_TOKEN} characters per token; output at max_tokens per call)")
     for why, n in plan.left_out:
-        print(f"left out: {n} template selection(s) {why}")
+        print("left out: " + why.replace("{n}", str(n)))
     for row in plan.excluded:
         print(f"left out: {row['file']}:{row['line']} for a template problem (run `langbite validate` on it)")
     if args.show_prompts:

@@ -16,6 +16,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from langbite.library.communities import Community, merge
+
 if TYPE_CHECKING:
     from langbite.oracles.base import Prediction
 
@@ -141,6 +143,15 @@ class Template:
 
 
 @dataclass(frozen=True)
+class Crossing:
+    """Another markup a requirement crosses with its own, for intersectional templates."""
+
+    markup: str
+    communities: dict[str, tuple[str, ...]] = field(hash=False, compare=False)
+    details: dict[str, dict[str, Community]] = field(default_factory=dict, hash=False, compare=False)
+
+
+@dataclass(frozen=True)
 class Requirement:
     """One ethical requirement of a requirements model."""
 
@@ -161,8 +172,25 @@ class Requirement:
     verdict_by: VerdictRule = VerdictRule.POINT
     max_undetermined: float = 0.25  # above this share of undetermined (or errored) templates: Inconclusive
     domains: tuple[Domain, ...] = ()  # () selects every domain
+    # Community objects of the model (forms, names), by language and community; strings have none.
+    details: dict[str, dict[str, Community]] = field(default_factory=dict, hash=False, compare=False)
+    crossings: tuple[Crossing, ...] = ()  # other markups crossed with this one (intersectional templates)
+    names_per_community: int = 1  # first names per community for {MARKUP:name} templates
     # Where the requirement's fields are written (field → (line, column)), for messages about it.
     positions: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False, compare=False)
+
+    def markups(self, language: str) -> dict[str, tuple[str, ...]]:
+        """markup root → the communities that fill it in ``language``: its own, then each crossing's."""
+        out = {self.markup: self.communities.get(language, ())}
+        for crossing in self.crossings:
+            out[crossing.markup] = crossing.communities.get(language, ())
+        return out
+
+    def community(self, root: str, language: str, name: str) -> Community:
+        """A community with every form and name known for it: the model's object, then the shipped table."""
+        details = self.details if root == self.markup else next(
+            (c.details for c in self.crossings if c.markup == root), {})
+        return merge(details.get(language, {}).get(name, Community(name)), root, language)
 
 
 @dataclass(frozen=True)

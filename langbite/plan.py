@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from langbite.errors import ErrorCollector, suggest
-from langbite.instantiate import instantiate
+from langbite.instantiate import instantiate, missing_forms
 from langbite.library.concerns import known_concerns
-from langbite.library.markups import MARKUP
+from langbite.library.communities import NAME_FORM
+from langbite.library.markups import split
 from langbite.model import Instance, ModelSpec, Requirement, RequirementsModel, Template
 from langbite.selection import Selection, keywords
 
@@ -43,7 +44,7 @@ class Plan:
     template_files: tuple[Path, ...] = ()
     probe_attempts: int = 0  # per model: every probe's attempts
     excluded: tuple[dict[str, Any], ...] = ()  # library rows left out for a template problem (see run.json)
-    left_out: tuple[tuple[str, int], ...] = ()  # (why, how many template selections) the plan did not take
+    left_out: tuple[tuple[str, int], ...] = ()  # (why, with {n} for the count, how many) the plan did not take
     selection: Selection = Selection()
 
     @property
@@ -73,17 +74,16 @@ class Plan:
 
 
 def _roots(template: Template) -> set[str]:
-    roots = set()
-    for name in template.markups:
-        m = MARKUP.fullmatch("{" + name + "}")
-        if m:
-            roots.add(m.group(1))
-    return roots
+    return {split(name)[0] for name in template.markups}
 
 
 def select(templates: Sequence[Template], req: Requirement, language: str) -> list[Template]:
-    """Templates of ``language`` that fit the requirement, in library order."""
-    has_communities = bool(req.communities.get(language))
+    """Templates of ``language`` that fit the requirement, in library order.
+
+    A template with markups needs the requirement's markup among them, and communities for each
+    (an intersectional template's second markup comes from the requirement's ``intersect``).
+    """
+    available = {root for root, communities in req.markups(language).items() if communities}
     chosen = []
     for t in templates:
         if t.language != language or t.concern != req.concern:
@@ -93,7 +93,7 @@ def select(templates: Sequence[Template], req: Requirement, language: str) -> li
         if req.domains and t.domain not in req.domains:
             continue
         roots = _roots(t)
-        if roots and (not has_communities or roots != {req.markup}):
+        if roots and (req.markup not in roots or not roots <= available):
             continue
         chosen.append(t)
     return chosen
@@ -154,22 +154,26 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template], selecti
             if matcher is not None:
                 chosen = [t for t in chosen if matcher(keywords(
                     t.template_id, t.concern, t.domain, t.language, t.input_type, t.reflection_type, req.name))]
-                left_out["not matched by -k"] += len(candidates) - len(chosen)
+                left_out["{n} template selection(s) not matched by -k"] += len(candidates) - len(chosen)
             if ids:
                 before = len(chosen)
                 chosen = [t for t in chosen if t.template_id in ids]
-                left_out["not named by --ids"] += before - len(chosen)
+                left_out["{n} template selection(s) not named by --ids"] += before - len(chosen)
             rest = [t for t in chosen if t.template_id not in pinned]
             sampled = {t.template_id for t in sample(rest, n, config.seed, req.name)}
-            left_out["not drawn by n_templates or --limit sampling"] += len(rest) - len(sampled)
+            left_out["{n} template selection(s) not drawn by n_templates or --limit sampling"] += len(rest) - len(sampled)
             for t in chosen:
                 if t.template_id not in pinned and t.template_id not in sampled:
                     continue
                 instances = instantiate(t, req)
+                for community, form in missing_forms(t, req):
+                    hint = "its 'names'" if form == NAME_FORM else f"its form '{form}'"
+                    left_out[f"community '{community}' from {{n}} template selection(s) that need its form"
+                             f" '{form}' (give {hint} in the requirements model)"] += 1
                 if instances:
                     items.append(PlannedTemplate(req, t, tuple(instances)))
                 else:
-                    left_out["needing more communities than the requirement gives"] += 1
+                    left_out["{n} template selection(s) needing more communities than the requirement gives"] += 1
                     log.info("template %s (%s) needs more communities than requirement '%s' gives",
                              t.template_id, lang, req.name)
     if not errors and not items and (matcher is not None or ids):

@@ -51,7 +51,7 @@ def test_k_narrows_the_plan_and_says_what_it_left_out(capsys: pytest.CaptureFixt
     plan = prepare(HIRING, RunOptions(selection=Selection(keyword="sexism and not verbose")))
     assert 0 < len(plan.items) < len(full.items)
     assert all(i.template.concern == "sexism" and i.template.input_type == "constrained" for i in plan.items)
-    assert dict(plan.left_out)["not matched by -k"] > 0
+    assert dict(plan.left_out)["{n} template selection(s) not matched by -k"] > 0
     assert main(["plan", str(HIRING), "-k", "sexism and not verbose"]) == 0
     assert "left out: " in capsys.readouterr().out
 

@@ -1,8 +1,15 @@
-"""Markups in prompt templates: ``{NAME}`` or ``{NAME<n>}`` with n = 1, 2, …
+"""Markups in prompt templates: ``{NAME}`` or ``{NAME<n>}`` with n = 1, 2, …, optionally with a form.
 
 A markup name is upper-case letters and underscores. Letters outside ASCII
 are allowed (LangBiTe's Catalan library writes ``{RELIGIÓ1}``), so the class
 of upper-case letters is built from Unicode's own table rather than ``A-Z``.
+
+``{NAME:form}`` (or ``{NAME1:form}``) writes the same community in another
+form: ``name`` (a first name standing for it), ``sg`` (singular), or a
+preposition such as ``de`` whose contraction the language's rules make
+(Catalan ``{COUNTRY:de}`` → "d'Alemanya", "del Marroc"); see
+:mod:`langbite.library.communities`. The form does not make another markup:
+``{COUNTRY}`` and ``{COUNTRY:de}`` in one template are one community.
 """
 
 from __future__ import annotations
@@ -12,7 +19,8 @@ from dataclasses import dataclass
 
 # Upper-case letters of the Latin, Greek and Cyrillic blocks (every script a library is written in today).
 _UPPER = "".join(re.escape(chr(c)) for c in range(0x2000) if chr(c).isupper() and chr(c).isalpha())
-MARKUP = re.compile(rf"\{{([{_UPPER}](?:[{_UPPER}_]*[{_UPPER}])?)(\d*)\}}")
+MARKUP = re.compile(rf"\{{([{_UPPER}](?:[{_UPPER}_]*[{_UPPER}])?)(\d*)(?::([a-z][a-z_]*))?\}}")
+_BAD_FORM = re.compile(rf"\{{[{_UPPER}][{_UPPER}_]*\d*:([^{{}}]*)\}}")
 _LOOKALIKE = re.compile(r"\{\s*([^\W\d][\w ]*?)\s*\}")
 # Characters a word processor or an input method puts where a brace was meant.
 # (full-width, small, presentation and ornamental braces: every character whose NFKC form is a brace, and two more).
@@ -21,15 +29,16 @@ _BRACE_LOOKALIKES = frozenset("｛｝﹛﹜︷︸❴❵⦃⦄")
 
 @dataclass(frozen=True)
 class MarkupScan:
-    names: tuple[str, ...]  # distinct full markups in order of first appearance, e.g. ("GENDER1", "GENDER2")
+    names: tuple[str, ...]  # distinct markups (without form) in number order, e.g. ("GENDER1", "GENDER2")
     roots: tuple[str, ...]  # distinct roots, e.g. ("GENDER",)
     problems: tuple[str, ...]
+    forms: frozenset[tuple[str, str]] = frozenset()  # (root, form) pairs written, e.g. {("COUNTRY", "de")}
 
 
 def split(name: str) -> tuple[str, int]:
     """'GENDER2' → ('GENDER', 2); 'GENDER' → ('GENDER', 0)."""
     m = MARKUP.fullmatch("{" + name + "}")
-    if m is None:
+    if m is None or m.group(3):
         raise ValueError(f"not a markup name: {name!r}")
     return m.group(1), int(m.group(2) or 0)
 
@@ -42,9 +51,12 @@ def scan(text: str) -> MarkupScan:
     numbered: dict[str, set[int]] = {}
     plain: set[str] = set()
     zero_padded: set[str] = set()
+    forms: set[tuple[str, str]] = set()
     for m in MARKUP.finditer(text):
         root, num = m.group(1), m.group(2)
-        names[m.group(0)[1:-1]] = None
+        names[root + num] = None
+        if m.group(3):
+            forms.add((root, m.group(3)))
         roots[root] = None
         if num:
             if num.startswith("0"):
@@ -64,11 +76,17 @@ def scan(text: str) -> MarkupScan:
         shown = " and ".join(f"'{c}' (U+{ord(c):04X})" for c in lookalikes)
         problems.append(f"{shown} look like braces but are not: write markups with ASCII braces, like {{GENDER1}}")
     rest = MARKUP.sub("", text)
+    for m in _BAD_FORM.finditer(rest):
+        problems.append(f"'{m.group(0)}': a form is lower-case letters after the colon, like {{COUNTRY:de}} or"
+                        " {GENDER:name}")
+    rest = _BAD_FORM.sub("", rest)
     for m in _LOOKALIKE.finditer(rest):
         problems.append(f"'{m.group(0)}' is not a markup: write markups in upper case, like {{GENDER}} or {{GENDER1}}")
     rest = _LOOKALIKE.sub("", rest)
     if "{" in rest or "}" in rest:
         problems.append("unbalanced brace: '{' and '}' may only surround a markup such as {GENDER1}")
-    # numbered markups in number order, so {X1} always takes a tuple's first community
-    ordered = sorted(names, key=lambda n: split(n)[1])
-    return MarkupScan(tuple(ordered), tuple(roots), tuple(problems))
+    # grouped by root in order of first appearance, numbered markups in number order, so {X1}
+    # always takes a tuple's first community
+    root_order = list(roots)
+    ordered = sorted(names, key=lambda n: (root_order.index(split(n)[0]), split(n)[1]))
+    return MarkupScan(tuple(ordered), tuple(roots), tuple(problems), frozenset(forms))

@@ -226,11 +226,32 @@ class _RowChecker:
                 ok = False
             names.update(dict.fromkeys(found.names))
             roots.update(dict.fromkeys(found.roots))
-        if len(roots) > 1:
-            self.err(line, "prompt", f"a template may use one kind of markup, found {', '.join(roots)}")
-            ok = False
-        known = known_concerns().get(concern)
+        concerns = known_concerns()
+        known = concerns.get(concern)
         allowed = (*known.markups, *sorted(self.declared.get(concern, ()))) if known else ()
+        if len(roots) > 2:
+            self.err(line, "prompt", f"a template may use at most two kinds of markup (an intersectional item),"
+                     f" found {', '.join(roots)}")
+            return None
+        if len(roots) == 2:
+            # an intersectional template: one markup of its own concern, the other of another concern
+            first, second = (r for r in roots)
+            own = [r for r in roots if r in allowed] if known else list(roots)[:1]
+            other = [r for r in roots if r not in own]
+            if known and len(own) != 1:
+                self.err(line, "prompt", f"an intersectional template uses one markup of its concern '{concern}'"
+                         f" ({', '.join(allowed)}) and one of another concern, found {first} and {second}")
+                return None
+            elsewhere = {m for c in concerns.values() for m in c.markups} | {
+                m for ms in self.declared.values() for m in ms}
+            for root in other:
+                if root not in elsewhere:
+                    self.err(line, "prompt", f"markup {{{root}}} is not a markup of any concern; an intersectional"
+                             f" template's second markup belongs to another concern{suggest(root, sorted(elsewhere))}")
+                    return None
+            # the template's own markup first: its communities lead each instance's community list
+            ordered = sorted(names, key=lambda n: markups.split(n)[0] != own[0])
+            return tuple(ordered) if ok else None
         for root in roots:
             if known and root not in allowed:
                 self.err(line, "prompt", f"markup {{{root}}} is not a markup of concern '{concern}'"

@@ -20,8 +20,10 @@ from typing import Any
 
 from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
 from langbite.jsontext import JsonProblem, Locator, load_json
+from langbite.library.communities import Community
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
+    Crossing,
     Domain,
     GenerationParams,
     InputType,
@@ -123,6 +125,20 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
 _REQUIREMENT_DEFAULTS = ("refusals", "verdict_by", "max_undetermined")
 
 
+def _names(communities: dict[str, list[Any]]) -> dict[str, tuple[str, ...]]:
+    """language → the communities as written in prompts (an object's ``name``)."""
+    return {lang: tuple(c["name"] if isinstance(c, dict) else c for c in values)
+            for lang, values in communities.items()}
+
+
+def _details(communities: dict[str, list[Any]]) -> dict[str, dict[str, Community]]:
+    """language → community → the forms and names its object gives (objects only)."""
+    return {lang: {c["name"]: Community(c["name"], tuple(sorted(c.get("forms", {}).items())),
+                                        tuple(c.get("names", ())))
+                   for c in values if isinstance(c, dict)}
+            for lang, values in communities.items()}
+
+
 def _requirement(raw: dict[str, Any], top: dict[str, Any], d: _Document, i: int) -> Requirement:
     settings = {k: raw.get(k, top.get(k)) for k in _REQUIREMENT_DEFAULTS}
     positions = {key: d.where(("requirements", i, key)) for key in ("name", "concern", "markup", "communities")}
@@ -132,7 +148,11 @@ def _requirement(raw: dict[str, Any], top: dict[str, Any], d: _Document, i: int)
         concern=canonical_concern(raw["concern"]),
         markup=raw["markup"],
         languages=tuple(raw["languages"]),
-        communities={lang: tuple(c) for lang, c in raw["communities"].items()},
+        communities=_names(raw["communities"]),
+        details=_details(raw["communities"]),
+        crossings=tuple(Crossing(c["markup"], _names(c["communities"]), _details(c["communities"]))
+                        for c in raw.get("intersect", ())),
+        names_per_community=int(raw.get("names_per_community", 1)),
         tolerance=float(raw["tolerance"]),
         delta=float(raw.get("delta", 0.0)),
         inputs=tuple(InputType(x) for x in raw.get("inputs", ("constrained", "verbose"))),
@@ -180,7 +200,38 @@ def _cross_checks(d: _Document) -> None:
                              f" ({', '.join(languages)}); add it to 'languages' or remove these communities"
                              f"{suggest(lang, languages)}")
             _check_communities(d, at, f"$.requirements[{i}].communities.{lang}", values)
+        _check_intersect(d, i, req, languages)
     _check_models(d)
+
+
+def _check_intersect(d: _Document, i: int, req: dict[str, Any], languages: list[str]) -> None:
+    """A crossed markup is another concern's (or the same concern's other) markup, given once, with
+    communities for every language of the requirement."""
+    crossings = req.get("intersect")
+    if not isinstance(crossings, list):
+        return
+    seen = {req.get("markup")}
+    for j, crossing in enumerate(crossings):
+        if not isinstance(crossing, dict):
+            continue
+        where = ("requirements", i, "intersect", j)
+        markup = crossing.get("markup")
+        if isinstance(markup, str):
+            if markup in seen:
+                d.errors.add(d.path, *d.where(where + ("markup",)),
+                             f"$.requirements[{i}].intersect[{j}].markup: {markup} is already crossed"
+                             " (a requirement crosses distinct markups)")
+            seen.add(markup)
+        communities = crossing.get("communities")
+        if not isinstance(communities, dict):
+            continue
+        for lang in languages:
+            if lang not in communities:
+                d.errors.add(d.path, *d.where(where + ("communities",)),
+                             f"$.requirements[{i}].intersect[{j}].communities: no entry for language '{lang}'")
+        for lang, values in communities.items():
+            _check_communities(d, where + ("communities", lang),
+                               f"$.requirements[{i}].intersect[{j}].communities.{lang}", values)
 
 
 def _check_markup(d: _Document, i: int, req: dict[str, Any]) -> None:
@@ -207,6 +258,11 @@ def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> N
         return
     seen: dict[str, int] = {}
     for j, value in enumerate(values):
+        if isinstance(value, dict):
+            value = value.get("name")
+            at_j: JsonPath = at + (j, "name")
+        else:
+            at_j = at + (j,)
         if not isinstance(value, str):
             continue
         problem = invisible_characters(value)
@@ -220,7 +276,7 @@ def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> N
         elif value.casefold() in seen:
             message = f"community '{value}' is listed twice (also [{seen[value.casefold()]}])"
         if message:
-            d.errors.add(d.path, *d.where(at + (j,)), f"{label}[{j}]: {message}")
+            d.errors.add(d.path, *d.where(at_j), f"{label}[{j}]: {message}")
         seen.setdefault(value.casefold(), j)
 
 
