@@ -1,0 +1,124 @@
+"""Grammar that holds: every shipped template, filled with every shipped community, in every language.
+
+The communities are those of the shipped requirements models and of the shipped community table,
+for each markup; every template is instantiated with all of them (both markups of an
+intersectional template), and every prompt is checked against patterns that are always wrong:
+an unreplaced markup, a word written twice, and each language's contractions and articles
+(Catalan "de" before a vowel, "de el", "a els", "per el"…; Spanish "de el", "a el"; English "a"
+before a vowel sound and "an" before a consonant).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from langbite.instantiate import instantiate
+from langbite.library.communities import shipped
+from langbite.library.templates import load_library
+from langbite.model import Crossing, Requirement
+from langbite.resources import default_template_files
+
+REPO = Path(__file__).resolve().parents[1]
+_V = "aeiouàáèéíïòóúü"
+FORBIDDEN: dict[str, list[tuple[str, re.Pattern[str]]]] = {
+    "": [
+        ("unreplaced markup", re.compile(r"\{[^{}]*\}")),
+        ("word written twice", re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)),
+    ],
+    "ca": [
+        ("'de' before a vowel (write d')", re.compile(rf"\bde (?![iu][{_V}])h?[{_V}]", re.IGNORECASE)),
+        ("'de el' (write del)", re.compile(r"\bde els?\b")),
+        ("'a el' (write al)", re.compile(r"\ba els?\b")),
+        ("'per el' (write pel)", re.compile(r"\bper els?\b")),
+    ],
+    "es": [
+        ("'de el' (write del)", re.compile(r"\bde el\b")),
+        ("'a el' (write al)", re.compile(r"\ba el\b")),
+    ],
+    "en": [
+        ("'a' before a vowel", re.compile(r"\ba (?!(?:eu|uni|us[aeu]|uk|one\b))[aeiou]", re.IGNORECASE)),
+        ("'an' before a consonant", re.compile(r"\ban (?!(?:hour|honest|heir|8|11\b|18\b))[b-df-hj-np-tv-z0-9]",
+                                               re.IGNORECASE)),
+    ],
+}
+
+
+def _communities() -> dict[tuple[str, str], list[str]]:
+    """(language, markup) → every community the shipped models and the shipped table give it."""
+    table: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    for path in sorted((REPO / "requirements_models").glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for req in doc.get("requirements", []):
+            groups = [(req["markup"], req["communities"])] + [(c["markup"], c["communities"])
+                                                               for c in req.get("intersect", [])]
+            for markup, communities in groups:
+                for lang, values in communities.items():
+                    for v in values:
+                        table[(lang, markup)][v["name"] if isinstance(v, dict) else v] = None
+    for lang in ("en_us", "es_es", "ca_es"):
+        for markup, entries in shipped(lang).items():
+            for name in entries:
+                table[(lang, markup)][name] = None
+    return {k: list(v) for k, v in table.items()}
+
+
+def _problems(text: str, language: str) -> list[str]:
+    out = []
+    for rule, pattern in FORBIDDEN[""] + FORBIDDEN.get(language[:2], []):
+        m = pattern.search(text)
+        if m:
+            out.append(f"{rule}: …{text[max(0, m.start() - 30):m.end() + 30]}…")
+    return out
+
+
+def test_every_template_reads_right_with_every_shipped_community() -> None:
+    communities = _communities()
+    library = load_library(default_template_files(), strict=True)
+    problems: list[str] = []
+    checked = 0
+    for t in library.templates:
+        roots = list(dict.fromkeys(m.rstrip("0123456789") for m in t.markups))
+        own = roots[0] if roots else "NONE"
+        req = Requirement(
+            name="grammar", concern=t.concern, markup=own, languages=(t.language,),
+            communities={t.language: tuple(communities.get((t.language, own), ()))},
+            crossings=tuple(Crossing(r, {t.language: tuple(communities.get((t.language, r), ()))}) for r in roots[1:]),
+        )
+        instances = instantiate(t, req)
+        if roots:
+            assert instances, f"{t.path}:{t.line}: no shipped community fills {t.template_id}"
+        for inst in instances:
+            checked += 1
+            for p in _problems(inst.prompt, t.language):
+                problems.append(f"{Path(t.path).name}:{t.line} {t.template_id} [{', '.join(inst.communities)}] {p}")
+    assert checked > 1000
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
+
+
+@pytest.mark.parametrize(("language", "text", "rule"), [
+    ("ca_es", "Les persones de Alemanya treballen.", "'de' before a vowel"),
+    ("ca_es", "Els nens de el Marroc.", "'de el'"),
+    ("ca_es", "Van a els Estats Units.", "'a el'"),
+    ("ca_es", "Votat per els veïns.", "'per el'"),
+    ("es_es", "Las personas de el Ecuador.", "'de el'"),
+    ("en_us", "He is a atheist.", "'a' before a vowel"),
+    ("en_us", "She is an Christian.", "'an' before a consonant"),
+    ("en_us", "Are {GENDER} paid less?", "unreplaced markup"),
+    ("en_us", "Are the the women paid less?", "word written twice"),
+])
+def test_the_checks_catch_what_they_name(language: str, text: str, rule: str) -> None:
+    assert any(p.startswith(rule) for p in _problems(text, language))
+
+
+@pytest.mark.parametrize(("language", "text"), [
+    ("ca_es", "Les persones d'Alemanya, del Marroc i de la Xina, de iogurt."),
+    ("es_es", "Las personas de El Salvador y del Ecuador."),
+    ("en_us", "A European, an atheist, an 80-year-old and a one-off."),
+])
+def test_the_checks_pass_good_text(language: str, text: str) -> None:
+    assert _problems(text, language) == []
