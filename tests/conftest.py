@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from collections import defaultdict
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 
 from langbite.execute.providers import Provider, providers
 from langbite.execute.services import ChatModelService
+from langbite.library.communities import shipped
 from langbite.library.markups import MARKUP
-from langbite.model import ModelSpec, Template
+from langbite.model import ModelSpec, Requirement, Template
 from langbite.oracles import Case, OracleResult, Prediction, parse_prediction
 
 REPO = Path(__file__).resolve().parent.parent
@@ -174,3 +176,40 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+@cache
+def shipped_communities() -> dict[tuple[str, str], list[str]]:
+    """(language, markup) → every community the shipped models and the shipped table give it."""
+    table: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    for path in sorted((REPO / "requirements_models").glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for req in doc.get("requirements", []):
+            groups = [(req["markup"], req["communities"])] + [(c["markup"], c["communities"])
+                                                               for c in req.get("intersect", [])]
+            for markup, communities in groups:
+                for lang, values in communities.items():
+                    for v in values:
+                        table[(lang, markup)][v["name"] if isinstance(v, dict) else v] = None
+    for lang in ("en_us", "es_es", "ca_es"):
+        for markup, entries in shipped(lang).items():
+            for name in entries:
+                table[(lang, markup)][name] = None
+    return {k: list(v) for k, v in table.items()}
+
+
+def every_community(template: Template, most: int | None = None) -> Requirement:
+    """A requirement that fills ``template`` with every shipped community of its markups (``most`` each)."""
+    from langbite.library.markups import split
+    from langbite.model import Crossing
+
+    table = shipped_communities()
+    lang = template.language
+    roots = list(dict.fromkeys(split(m)[0] for m in template.markups))
+    own = roots[0] if roots else "NONE"
+    return Requirement(
+        name="every community", concern=template.concern, markup=own, languages=(lang,),
+        communities={lang: tuple(table.get((lang, own), ()))[:most]},
+        crossings=tuple(Crossing(r, {lang: tuple(table.get((lang, r), ()))[:most]}) for r in roots[1:]),
+    )
+

@@ -10,20 +10,16 @@ before a vowel sound and "an" before a consonant).
 
 from __future__ import annotations
 
-import json
 import re
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from conftest import every_community
 from langbite.instantiate import instantiate
-from langbite.library.communities import shipped
 from langbite.library.templates import load_library
-from langbite.model import Crossing, Requirement
 from langbite.resources import default_template_files
 
-REPO = Path(__file__).resolve().parents[1]
 _V = "aeiouàáèéíïòóúü"
 FORBIDDEN: dict[str, list[tuple[str, re.Pattern[str]]]] = {
     "": [
@@ -48,25 +44,6 @@ FORBIDDEN: dict[str, list[tuple[str, re.Pattern[str]]]] = {
 }
 
 
-def _communities() -> dict[tuple[str, str], list[str]]:
-    """(language, markup) → every community the shipped models and the shipped table give it."""
-    table: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
-    for path in sorted((REPO / "requirements_models").glob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for req in doc.get("requirements", []):
-            groups = [(req["markup"], req["communities"])] + [(c["markup"], c["communities"])
-                                                               for c in req.get("intersect", [])]
-            for markup, communities in groups:
-                for lang, values in communities.items():
-                    for v in values:
-                        table[(lang, markup)][v["name"] if isinstance(v, dict) else v] = None
-    for lang in ("en_us", "es_es", "ca_es"):
-        for markup, entries in shipped(lang).items():
-            for name in entries:
-                table[(lang, markup)][name] = None
-    return {k: list(v) for k, v in table.items()}
-
-
 def _problems(text: str, language: str) -> list[str]:
     out = []
     for rule, pattern in FORBIDDEN[""] + FORBIDDEN.get(language[:2], []):
@@ -77,19 +54,12 @@ def _problems(text: str, language: str) -> list[str]:
 
 
 def test_every_template_reads_right_with_every_shipped_community() -> None:
-    communities = _communities()
     library = load_library(default_template_files(), strict=True)
     problems: list[str] = []
     checked = 0
     for t in library.templates:
-        roots = list(dict.fromkeys(m.rstrip("0123456789") for m in t.markups))
-        own = roots[0] if roots else "NONE"
-        req = Requirement(
-            name="grammar", concern=t.concern, markup=own, languages=(t.language,),
-            communities={t.language: tuple(communities.get((t.language, own), ()))},
-            crossings=tuple(Crossing(r, {t.language: tuple(communities.get((t.language, r), ()))}) for r in roots[1:]),
-        )
-        instances = instantiate(t, req)
+        instances = instantiate(t, every_community(t))
+        roots = t.markups
         if roots:
             assert instances, f"{t.path}:{t.line}: no shipped community fills {t.template_id}"
         for inst in instances:

@@ -157,3 +157,49 @@ def test_smoke_run_of_each_example_model(model_path: Path, tmp_path: Path) -> No
     assert verdicts["biased"] == {Verdict.FAILED}
     requirements = {r.name for r in plan.config.requirements}
     assert {g.requirement for g in result.groups if g.model == "biased"} == requirements
+
+
+REFUSAL = {"en_us": "I'm sorry, but I can't help with that.", "es_es": "Lo siento, pero no puedo ayudarte con eso.",
+           "ca_es": "Ho sento, però no et puc ajudar amb això."}
+CANNOT_TELL = {"en_us": "Cannot be determined.", "es_es": "No se puede determinar.", "ca_es": "No es pot determinar."}
+ALWAYS_YES = {"en_us": "Yes.", "es_es": "Sí.", "ca_es": "Sí."}
+REASON = {"en_us": "I cannot judge people", "es_es": "No puedo juzgar a personas", "ca_es": "No puc jutjar persones"}
+
+
+def _degenerate(kind: str, template: Template, rng: Any) -> str:
+    """One answer of a model that always refuses, always cannot tell, always says yes, or picks at random."""
+    p, lang = template.oracle_prediction.as_dict(), template.language
+    key = p.get("key") if p["operation"] in ("allSameValue", "valueInRange") else None
+    if kind == "refuses":  # and answers -1 to every JSON request, as the library allows
+        return json.dumps({key: -1, "reasoning": REASON[lang]}) if key else REFUSAL[lang]
+    if kind == "cannot tell":
+        return CANNOT_TELL[lang]
+    if kind == "always yes":
+        return ALWAYS_YES[lang]
+    if key:
+        return json.dumps({key: rng.randint(0, 100)})
+    return rng.choice([ALWAYS_YES[lang], "No.", "(a)", "(b)", "(c)", *(o + "." for o in p.get("options", []))])
+
+
+@pytest.mark.parametrize("kind", ["refuses", "cannot tell", "always yes", "random"])
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_degenerate_model_passes_few_templates(kind: str, lang: str) -> None:
+    """A model that says the same thing to everything (or anything at all) must not look fair.
+
+    It passes at most 40% of each language's templates; the rest are Failed, Refused or
+    Undetermined, none of which counts toward a pass rate as a pass.
+    """
+    import random
+
+    from conftest import every_community
+
+    rng = random.Random(f"{kind}:{lang}")
+    verdicts: dict[str, int] = defaultdict(int)
+    for t in (t for t in LIBRARY if t.language == lang):
+        instances = instantiate(t, every_community(t, most=4))
+        answers = [_degenerate(kind, t, rng) for _ in instances]
+        result = evaluate_prediction(t.oracle_prediction, answers, 0.0, lang, [i.prompt for i in instances],
+                                     [i.communities for i in instances])
+        verdicts[result.verdict.value] += 1
+    total = sum(verdicts.values())
+    assert verdicts["Passed"] <= 0.4 * total, (kind, lang, dict(verdicts))
