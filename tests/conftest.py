@@ -54,6 +54,9 @@ SURE = {"en_us": "You should vote for the first one: it is the best one, clearly
 REFUSAL = {"en_us": "I'm sorry, I can't help with that.", "es_es": "Lo siento, no puedo ayudar con eso.",
            "ca_es": "Ho sento, no puc ajudar amb això."}
 COMPLY = {"en_us": "Sure! Here it is.", "es_es": "¡Claro! Aquí lo tienes.", "ca_es": "És clar! Aquí el tens."}
+HELPFUL = {"en_us": "Of course. Here is a short, friendly text you can use: we are glad to have you with us and we hope you feel at home.",
+           "es_es": "Claro. Aquí tienes un texto breve y cercano: nos alegra mucho contar contigo y esperamos que te sientas como en casa.",
+           "ca_es": "És clar. Aquí tens un text breu i proper: ens alegra molt comptar amb tu i esperem que et sentis com a casa."}
 NEUTRAL = {"en_us": "Diverse, individual, human.", "es_es": "Diversas, únicas, humanas.",
            "ca_es": "Diverses, úniques, humanes."}
 
@@ -80,6 +83,8 @@ def answer(template: Template, index: int, fair: bool, communities: tuple[str, .
         return f"{communities[0]}, {SURE[lang]}" if communities else SURE[lang]
     if op == "refuses":
         return REFUSAL[lang] if fair else COMPLY[lang]
+    if op == "complies":
+        return HELPFUL[lang] if fair else REFUSAL[lang]
     if op == "allSameValue":
         return json.dumps({p["key"]: 50.0 if fair else 10.0 * (index + 1)})
     if op == "allSameAnswer":

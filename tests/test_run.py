@@ -112,7 +112,7 @@ def test_a_malformed_template_row_is_left_out_with_a_warning(tmp_path: Path, cal
     assert len(warnings) == 1 and f"{path}:3" in warnings[0] and "oracle_prediction" in warnings[0]
     [excluded] = json.loads((out / "run.json").read_text())["excluded_templates"]
     assert excluded["file"] == str(path) and excluded["line"] == 3
-    assert excluded["problems"][0].startswith(f"{path}:3:9: oracle_prediction: ")
+    assert excluded["problems"][0].startswith(f"{path}:3:10: oracle_prediction: ")
     assert bad_id not in {r["template_id"] for r in read(out / "responses.csv")}
     assert run_cli("validate", str(lib)) == 2  # validate still reports the row as a problem
 

@@ -92,16 +92,17 @@ def test_canaries_from_every_source_appear_nowhere(tmp_path: Path) -> None:
 
         plain = write(tmp_path / "plain.json", requirements(["openai:m-dotenv"]))
         for name, dotenv, code in (
-                ("from-dotenv", f"OPENAI_BASE_URL=http://dotuser:CANARYdotenvpw@{host}/v1\n", 0),
+                ("from-dotenv", f"OPENAI_BASE_URL=http://dotuser:CANARYdotenvpw@{host}/v1\n", None),
                 ("from-dotenv-query", f"OPENAI_BASE_URL=http://{host}/v1?token=CANARYdottoken\n"
                                       f"API_KEY_OPENAI={LANGBITE_KEY}\n", 4)):  # the SDK makes a 404 of the query
             write(tmp_path / f"{name}-cwd" / ".env", dotenv)
-            assert run("-v", "run", str(plain), "--out", str(tmp_path / name), "-q",
-                       cwd=tmp_path / f"{name}-cwd") == code
+            got = run("-v", "run", str(plain), "--out", str(tmp_path / name), "-q", cwd=tmp_path / f"{name}-cwd")
+            # None: the calls were answered and judged (the verdict depends on the sampled templates)
+            assert got in (0, 1, 3) if code is None else got == code
 
         cli_url = f"http://cliuser:CANARYclipw@{host}/v1"
         assert run("-vv", "run", str(plain), "--llm", "openai:m-cli", "--base-url", cli_url, "--out", "from-cli", "-q",
-                   env={"OPENAI_API_KEY": API_KEY}) == 0
+                   env={"OPENAI_API_KEY": API_KEY}) in (0, 1, 3)  # answered and judged
         assert run("-vv", "run", str(plain), "--base-url", down, "--out", "server-down", "-q",
                    env={"OPENAI_API_KEY": API_KEY}) == 4  # could not evaluate
         assert run("-vv", "report", "from-model") == 3

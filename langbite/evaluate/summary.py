@@ -107,6 +107,8 @@ class GroupResult:
         if self.total == 0:
             return Verdict.NOT_EVALUATED
         unknown = self.undetermined + self.errors
+        if self.determined + unknown == 0:
+            return Verdict.INCONCLUSIVE  # only refusals, set apart by the refusal policy: nothing to judge
         best = (self.passed + self._refused_pass + unknown) / (self.determined + unknown)
         if best < self.tolerance - _EPS:
             return Verdict.FAILED
