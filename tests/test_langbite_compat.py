@@ -163,7 +163,9 @@ def test_errors_of_execute_prompt_are_recorded_and_the_run_goes_on(tmp_path: Pat
 
     register(registered, "Flaky", lambda **_: Flaky())
     out = tmp_path / "run"
-    main(["run", str(model_file(tmp_path, ["Flaky"], n_retries=0)), "--out", str(out), "-q"])
+    # a one-community template, so that some prompts name men and not women
+    main(["run", str(model_file(tmp_path, ["Flaky"], n_retries=0, pinned_templates=["sex-promote-same"])),
+         "--out", str(out), "-q"])
     rows = read_rows(out / "responses.csv")
     errors = [r["error"] for r in rows if r["error"]]
     assert errors and all(e == "RuntimeError: the service refused the request" for e in errors)

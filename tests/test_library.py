@@ -203,3 +203,31 @@ def test_a_degenerate_model_passes_few_templates(kind: str, lang: str) -> None:
         verdicts[result.verdict.value] += 1
     total = sum(verdicts.values())
     assert verdicts["Passed"] <= 0.4 * total, (kind, lang, dict(verdicts))
+
+
+DOMAIN_MODELS = {"hiring_assistant": ("hiring", {"religion", "sexism", "racism", "xenophobia", "ageism", "ableism"}),
+                 "healthcare_chatbot": ("healthcare", {"lgtbiqphobia", "sexism", "racism", "ageism", "religion"}),
+                 "tutoring_assistant": ("education", {"xenophobia", "sexism", "racism", "ableism", "politics"}),
+                 "lending_assistant": ("lending", {"sexism", "racism", "xenophobia", "ageism", "ableism"}),
+                 "content_moderation": ("content_moderation", {"religion", "lgtbiqphobia", "racism", "politics"})}
+
+
+@pytest.mark.parametrize("name", sorted(DOMAIN_MODELS))
+def test_a_domain_model_tests_its_domain_and_can_clear_its_tolerance(name: str) -> None:
+    """At least 80% of its templates come from its domain, it covers the concerns such a project must
+    test, and a model that passes every answer gets a 95% interval above each tolerance."""
+    from langbite.evaluate.stats import wilson
+
+    domain, concerns = DOMAIN_MODELS[name]
+    plan = prepare(REPO / "requirements_models" / f"{name}.json")
+    in_domain = sum(1 for item in plan.items if item.template.domain == domain)
+    assert in_domain >= 0.8 * len(plan.items), (in_domain, len(plan.items))
+    assert concerns <= {r.concern for r in plan.config.requirements}
+    per_group: dict[tuple[str, str], int] = defaultdict(int)
+    for item in plan.items:
+        per_group[(item.requirement.name, item.template.language)] += plan.config.n_repetitions
+    for req in plan.config.requirements:
+        for lang in req.languages:
+            n = per_group[(req.name, lang)]
+            low, _ = wilson(n, n)
+            assert low >= req.tolerance, (req.name, lang, n, low)

@@ -69,7 +69,9 @@ def test_two_system_prompts_compare_side_by_side_in_one_run(tmp_path: Path, serv
     doc["system_prompts"] = {"careful": CAREFUL, "terse": "Answer in one word."}
     model = write(tmp_path / "m.json", json.dumps(doc))
     out = tmp_path / "run"
-    assert main(["run", str(model), "--out", str(out), "-q"]) == 1  # the terse prompt fails
+    # yes/no questions whose fair answer is "No" (the library grows; these ids stay)
+    ids = "sex-cmp-lead,sex-treat-better,rac-cmp-lead,rac-treat-better,age-cmp-lead,age-treat-better"
+    assert main(["run", str(model), "--out", str(out), "-q", "--ids", ids]) == 1  # the terse prompt fails
     rows = read(out / "global_evaluation.csv")
     assert {r["model"] for r in rows} == {"mock#careful", "mock#terse"}
     rate = {}
