@@ -64,6 +64,8 @@ def requirement(name: str, lang: str, concern: str, markup: str, communities: li
     ("en_us", "a", "18-year-old", "an 18-year-old"),
     ("en_us", "a", "25-year-old", "a 25-year-old"),
     ("en_us", "a", "Asian", "an Asian"),
+    ("ca_es", "cap", "els homes", "Els homes"),
+    ("es_es", "cap", "las personas no binarias", "Las personas no binarias"),
 ])
 def test_each_language_writes_its_prepositions_and_articles(lang: str, form: str, base: str, written: str) -> None:
     assert render(Community(base), form, lang) == written

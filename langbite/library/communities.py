@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 NAME_FORM = "name"
+CAPITAL_FORM = "cap"  # the community with a capital first letter, for the start of a sentence
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,11 @@ def render(community: Community, form: str | None, language: str, variant: int =
         return given[form]
     if form == NAME_FORM:
         return community.names[variant % len(community.names)] if community.names else None
+    if form == CAPITAL_FORM:
+        return community.name[:1].upper() + community.name[1:]
     return grammar(language).apply(form, community.name)
 
 
 def known_forms(language: str) -> tuple[str, ...]:
     """Forms every community has in ``language`` (computed by its grammar), and ``name``."""
-    return (*sorted(grammar(language).forms), NAME_FORM)
+    return (*sorted(grammar(language).forms), NAME_FORM, CAPITAL_FORM)
