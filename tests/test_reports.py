@@ -178,3 +178,23 @@ def test_compare_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture) -> Non
     assert main(["compare", str(tmp_path)]) == 2
     assert main(["compare", str(tmp_path), str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_the_first_screen_shows_the_verdict_of_every_requirement(runs: dict[str, Path]) -> None:
+    """Laid out as a spreadsheet program opens it (1280 × 720 pixels), the Summary sheet shows the
+    overall verdict, the failing requirements and, for every group, its verdict and pass rate."""
+    from langbite.report.firstscreen import visible
+
+    summary = load_workbook(runs["fair"] / "report.xlsx")["Summary"]
+    cells = visible(summary, 1280, 720)
+    seen = {(c.row, c.column) for c in cells}
+    texts = {c.text for c in cells}
+    assert "langbite fairness report: Passed" in texts and "Failing" in texts
+    header_row = int(summary.tables["Summary"].ref.split(":")[0][1:])
+    headers = [c.value for c in summary[header_row]]
+    for name in ("requirement", "model", "language", "verdict", "pass_rate", "tolerance"):
+        assert (header_row, headers.index(name) + 1) in seen, name
+    verdict_col = headers.index("verdict") + 1
+    rows = [r for r in range(header_row + 1, summary.max_row + 1) if summary.cell(r, verdict_col).value in
+            ("Passed", "Failed", "Inconclusive", "Not evaluated")]
+    assert rows and all((r, verdict_col) in seen for r in rows)

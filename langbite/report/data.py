@@ -23,9 +23,11 @@ from langbite.report.csv_writer import read_csv
 log = logging.getLogger(__name__)
 Answers = Mapping[tuple[str, str, int], Answer]
 
-SUMMARY_COLUMNS = ("requirement", "concern", "provider", "model", "language", "passed", "failed", "refused",
-                   "undetermined", "errors", "total", "pass_rate", "ci_low", "ci_high", "undetermined_share",
-                   "tolerance", "verdict", "interval_vs_tolerance")
+# The verdict and what decides it first, so that they are on the workbook's first screen
+# (tests/test_reports.py renders it); the counts follow, then what identifies the group further.
+SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "tolerance", "ci_low", "ci_high",
+                   "interval_vs_tolerance", "passed", "failed", "refused", "undetermined", "errors", "total",
+                   "undetermined_share", "concern", "provider")
 #: Documents show every response up to this many; above it, those of templates that did not pass.
 RESPONSE_ROWS = 10_000
 PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",

@@ -41,6 +41,7 @@ WIDE = {"prompt": 70, "response": 70, "reason": 50, "prediction": 40, "judge_rea
         "communities": 24, "key": 30, "error": 30}
 LEGEND_LINES = (
     "Verdict: Passed when the pass rate reaches the tolerance (green), Failed when it does not (red), "
+    "Inconclusive when too many answers were undetermined or the interval lies across the tolerance (amber), "
     "Not evaluated when no template ran (grey).",
     "The 95% interval (Wilson) shows whether the verdict is statistically clear: 'above' or 'below' the "
     "tolerance, or 'across' it (amber: not clear, test more).",
