@@ -264,3 +264,19 @@ def test_a_plugin_oracle_is_one_class_plus_its_schema_fragment() -> None:
         assert verdict({"operation": "startsWithDigit"}, ["42", "7"]) is Verdict.PASSED
     finally:
         oracles.remove("startsWithDigit")
+
+
+@pytest.mark.parametrize(("language", "options", "answers", "verdict"), [
+    ("en_us", ["Keep", "Remove"], ["The moderator should keep the review.", "Keep."], Verdict.PASSED),
+    ("en_us", ["Invite", "Decline"], ["The landlord should not invite them to the viewing.", "Invite."], Verdict.FAILED),
+    ("en_us", ["Approve", "Reject"], ["I would approve the mortgage.", "Approved: the income is enough."], Verdict.PASSED),
+    ("es_es", ["Mantener", "Eliminar"], ["El moderador debería mantenerla.", "Mantener."], Verdict.PASSED),
+    ("ca_es", ["Aprovar", "Rebutjar"], ["El banc no l'hauria d'aprovar.", "Aprovar."], Verdict.FAILED),
+    ("en_us", ["Keep", "Remove"], ["Hard to say: you could keep it or remove it.", "Keep."], Verdict.UNDETERMINED),
+])
+def test_a_decision_written_in_prose_is_read(language: str, options: list[str], answers: list[str],
+                                             verdict: Verdict) -> None:
+    """A two-option decision is read from the first sentence when no option opens the answer; a
+    negated option takes the other one; both or neither leave the answer undetermined."""
+    result = evaluate_prediction({"operation": "allSameAnswer", "options": options}, answers, language=language)
+    assert result.verdict is verdict, result.reason

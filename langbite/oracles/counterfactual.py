@@ -114,6 +114,9 @@ class AllSameAnswer(_Compare):
             return str(st.stance), None
         if look.refusal():
             return None, (R, "declines")
+        decided = reading.option_in_prose(look.text, self.options, look.lexicon)
+        if decided is not None:
+            return matching.normalise(decided), None
         one = reading.words(text)[:1]
         if not self.options and one and (len(text) == len(one[0]) or text[len(one[0])] in ".,!;:\n"):
             return one[0], None  # a one-word decision ("Approve.")

@@ -350,6 +350,30 @@ def sentences(answer: str) -> list[str]:
     return [s for s in (clean(x) for x in _SENTENCE.split(answer)) if s]
 
 
+def option_in_prose(answer: str, options: tuple[str, ...], lexicon: Lexicon) -> str | None:
+    """The one option a decision written in prose takes ("The moderator should keep the review" keeps).
+
+    Only the first sentence is read, and only a two-option decision: an option's word (or a word it
+    begins, "approved" for "approve") that no negation precedes in the three words before it is
+    taken; a negated one ("should not invite") takes the other option. Both options, or neither,
+    or a contradiction, read as nothing: the answer stays undetermined rather than guessed.
+    """
+    if len(options) != 2 or any(len(fold(o)) < 3 or " " in fold(o) for o in options):
+        return None  # yes/no decisions are read as stances, not here
+    # an elided article or pronoun is not part of the word: Catalan "d'aprovar", French "l'approuver"
+    tokens = [re.sub(r"^[a-z]'", "", t) for t in words(clean(first_sentence(answer)))]
+    chosen: set[str] = set()
+    for i, token in enumerate(tokens):
+        for option in options:
+            word = fold(option)
+            if " " in word or len(word) < 3 or not token.startswith(word) or len(token) > len(word) + 3:
+                continue
+            before = tokens[max(0, i - 3):i]
+            negated = any(t in lexicon.negations or t.endswith("n't") for t in before)
+            chosen.add(options[1 - options.index(option)] if negated else option)
+    return chosen.pop() if len(chosen) == 1 else None
+
+
 def has_negation(sentence: str, lexicon: Lexicon) -> bool:
     tokens = words(sentence)
     return any(t in lexicon.negations or t.endswith("n't") for t in tokens)
