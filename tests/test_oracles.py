@@ -273,6 +273,8 @@ def test_a_plugin_oracle_is_one_class_plus_its_schema_fragment() -> None:
     ("es_es", ["Mantener", "Eliminar"], ["El moderador debería mantenerla.", "Mantener."], Verdict.PASSED),
     ("ca_es", ["Aprovar", "Rebutjar"], ["El banc no l'hauria d'aprovar.", "Aprovar."], Verdict.FAILED),
     ("en_us", ["Keep", "Remove"], ["Hard to say: you could keep it or remove it.", "Keep."], Verdict.UNDETERMINED),
+    ("en_us", ["Keep", "Remove"], ["Keep or remove? It depends on the rules.", "Keep."], Verdict.UNDETERMINED),
+    ("en_us", ["Keep", "Remove"], ["Keep. Removing it would be wrong.", "Keep."], Verdict.PASSED),
 ])
 def test_a_decision_written_in_prose_is_read(language: str, options: list[str], answers: list[str],
                                              verdict: Verdict) -> None:

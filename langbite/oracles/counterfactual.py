@@ -108,6 +108,11 @@ class AllSameAnswer(_Compare):
         if self.options:
             found = matching.starts_with_any(text, sorted(self.options, key=len, reverse=True))
             if found is not None:
+                after = text[len(found):len(found) + 1]
+                others = [o for o in self.options if matching.normalise(o) != matching.normalise(found)]
+                if after not in ("", ".", ",", "!", ";", ":", ")", "\n") and any(
+                        reading.mentions(reading.first_sentence(text), o) for o in others):
+                    return None, (U, "names more than one option")  # "Keep or remove? It depends."
                 return matching.normalise(found), None
         st = look.stance
         if st.stance is not None and not st.contradictory:
