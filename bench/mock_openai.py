@@ -43,6 +43,10 @@ class MockConfig:
     reply_messages: Callable[[list[dict[str, Any]]], str] | None = None  # sees every message (system prompts)
     bad_reply: str = ""  # one of BAD_REPLIES: how the malformed share is answered
     bad_rate: float = 1.0  # share of requests answered with bad_reply (when it is set)
+    # batch API (POST /files, POST /batches, GET /batches/{id}, GET /files/{id}/content)
+    batch_polls: int = 1  # looks at a batch before it completes
+    batch_fail_rate: float = 0.0  # share of a batch's requests answered with an error line
+    batch_end: str = "completed"  # how a batch ends: completed, expired (half answered) or failed (none)
 
 
 HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
@@ -65,6 +69,10 @@ class MockStats:
     bad: int = 0  # malformed replies sent
     last_payloads: list[dict[str, Any]] = field(default_factory=list)  # the most recent 100 bodies
     authorization: set[str] = field(default_factory=set)
+    uploads: int = 0
+    batches_created: int = 0
+    batch_polls: int = 0
+    chat: int = 0  # interactive chat completions answered
 
 
 def completion(n: int, model: str, prompt: str, text: str) -> dict[str, Any]:
@@ -92,6 +100,8 @@ class MockOpenAI:
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._handlers: set[asyncio.Task[None]] = set()
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
 
     @property
     def base_url(self) -> str:
@@ -99,7 +109,7 @@ class MockOpenAI:
 
     async def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
                        headers: dict[str, str] | None = None, content_type: str = "application/json") -> None:
-        reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
                   502: "Bad Gateway"}[status]
         head = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}",
                 f"Content-Length: {len(body)}", "Connection: keep-alive"]
@@ -119,15 +129,20 @@ class MockOpenAI:
                     break
                 lines = head.decode("latin-1").split("\r\n")
                 length = 0
+                headers: dict[str, str] = {}
                 for line in lines[1:]:
                     name, _, value = line.partition(":")
                     name = name.strip().lower()
+                    headers[name] = value.strip()
                     if name == "content-length":
                         length = int(value.strip())
                     elif name == "authorization":
                         self.stats.authorization.add(value.strip())
                 body = await reader.readexactly(length) if length else b""
-                await self._answer(lines[0], body, writer)
+                if "/chat/completions" in lines[0]:
+                    await self._answer(lines[0], body, writer)
+                else:
+                    await self._batch_api(lines[0], headers, body, writer)
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass
         finally:
@@ -135,12 +150,96 @@ class MockOpenAI:
             if task is not None:
                 self._handlers.discard(task)
 
+    def _reply_text(self, payload: dict[str, Any]) -> str:
+        prompt = payload.get("messages", [{}])[-1].get("content", "")
+        if self.config.reply_messages is not None:
+            return self.config.reply_messages(list(payload.get("messages", [])))
+        return self.config.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
+
+    async def _batch_api(self, request_line: str, headers: dict[str, str], body: bytes,
+                         writer: asyncio.StreamWriter) -> None:
+        """The files and batches endpoints of the OpenAI API, enough for ``langbite run --batch``."""
+        self.stats.requests += 1
+        method, path = request_line.split(" ")[:2]
+        path = path.split("?")[0].removeprefix("/v1")
+        c = self.config
+        if method == "POST" and path == "/files":
+            boundary = headers.get("content-type", "").partition("boundary=")[2].strip('"').encode()
+            content = b""
+            for part in body.split(b"--" + boundary):
+                head, _, data = part.partition(b"\r\n\r\n")
+                if b'name="file"' in head:
+                    content = data.removesuffix(b"\r\n")
+            file_id = f"file-{len(self.files) + 1}"
+            self.files[file_id] = content
+            self.stats.uploads += 1
+            return await self._json(writer, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(content),
+                                             "created_at": 0, "filename": "batch.jsonl", "status": "processed"})
+        if method == "POST" and path == "/batches":
+            request = json.loads(body or b"{}")
+            batch_id = f"batch-{len(self.batches) + 1}"
+            self.batches[batch_id] = {"id": batch_id, "object": "batch", "endpoint": "/v1/chat/completions",
+                                      "input_file_id": request.get("input_file_id"), "completion_window": "24h",
+                                      "status": "validating", "created_at": 0, "output_file_id": None,
+                                      "error_file_id": None, "polls": 0}
+            self.stats.batches_created += 1
+            return await self._json(writer, self._public(self.batches[batch_id]))
+        if method == "GET" and path.startswith("/batches/"):
+            batch = self.batches.get(path.rsplit("/", 1)[1])
+            if batch is None:
+                return await self._respond(writer, 404, b'{"error": {"message": "no such batch"}}')
+            self.stats.batch_polls += 1
+            batch["polls"] += 1
+            if batch["status"] not in ("completed", "expired", "failed") and batch["polls"] > c.batch_polls:
+                self._finish(batch)
+            elif batch["status"] == "validating":
+                batch["status"] = "in_progress"
+            return await self._json(writer, self._public(batch))
+        if method == "GET" and path.startswith("/files/") and path.endswith("/content"):
+            data = self.files.get(path.split("/")[2])
+            if data is None:
+                return await self._respond(writer, 404, b'{"error": {"message": "no such file"}}')
+            return await self._respond(writer, 200, data, content_type="application/octet-stream")
+        self.stats.status[404] += 1
+        await self._respond(writer, 404, b'{"error": {"message": "not found"}}')
+
+    def _finish(self, batch: dict[str, Any]) -> None:
+        """Answer a batch's requests: some with errors (batch_fail_rate), half if it expires, none if it fails."""
+        c = self.config
+        lines = [json.loads(x) for x in self.files[batch["input_file_id"]].splitlines() if x.strip()]
+        if c.batch_end == "expired":
+            lines = lines[: len(lines) // 2]
+        elif c.batch_end == "failed":
+            lines = []
+        out, err = [], []
+        for n, line in enumerate(lines):
+            custom_id = line["custom_id"]
+            if self._rng.random() < c.batch_fail_rate:
+                err.append({"id": f"req-{n}", "custom_id": custom_id, "response": {"status_code": 500, "body": {
+                    "error": {"message": "injected batch fault"}}}, "error": None})
+                continue
+            text = self._reply_text(line["body"])
+            prompt = line["body"]["messages"][-1]["content"]
+            out.append({"id": f"req-{n}", "custom_id": custom_id, "response": {
+                "status_code": 200, "body": completion(n, line["body"].get("model", "mock"), prompt, text)},
+                "error": None})
+        for name, records in (("output_file_id", out), ("error_file_id", err)):
+            if records:
+                file_id = f"file-{len(self.files) + 1}"
+                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in records).encode()
+                batch[name] = file_id
+        batch["status"] = c.batch_end
+
+    @staticmethod
+    def _public(batch: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in batch.items() if k != "polls"}
+
+    async def _json(self, writer: asyncio.StreamWriter, data: dict[str, Any]) -> None:
+        self.stats.status[200] += 1
+        await self._respond(writer, 200, json.dumps(data).encode())
+
     async def _answer(self, request_line: str, body: bytes, writer: asyncio.StreamWriter) -> None:
         self.stats.requests += 1
-        if "/chat/completions" not in request_line:
-            self.stats.status[404] += 1
-            await self._respond(writer, 404, b'{"error": {"message": "not found"}}')
-            return
         c = self.config
         roll = self._rng.random()
         if c.latency:
@@ -156,11 +255,9 @@ class MockOpenAI:
             return
         payload = json.loads(body or b"{}")
         self.stats.last_payloads = [*self.stats.last_payloads[-99:], payload]
+        self.stats.chat += 1
         prompt = payload.get("messages", [{}])[-1].get("content", "")
-        if c.reply_messages is not None:
-            text = c.reply_messages(list(payload.get("messages", [])))
-        else:
-            text = c.reply(prompt if isinstance(prompt, str) else json.dumps(prompt))
+        text = self._reply_text(payload)
         response = completion(self.stats.requests, payload.get("model", "mock"), str(prompt), text)
         if c.bad_reply and self._rng.random() < c.bad_rate:
             await self._bad(writer, c.bad_reply, response)

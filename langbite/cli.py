@@ -172,6 +172,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
     r.add_argument("--concurrency", type=_positive, metavar="N", help="requests in flight per model")
     r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
+    r.add_argument("--batch", action="store_true",
+                   help="send OpenAI-compatible models' prompts through the provider's batch API (about half "
+                        "the price, answers within hours); the run folder remembers its batches, so the same "
+                        "command resumes them")
+    r.add_argument("--batch-poll", type=float, default=30.0, metavar="SECONDS",
+                   help="seconds between looks at a running batch (default 30)")
     r.add_argument("--budget", type=_dollars, metavar="USD",
                    help="stop before spending more than USD (needs a price for every model; see langbite plan)")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
@@ -262,6 +268,7 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return RunOptions(models=args.llm, templates=args.templates, base_url=args.base_url,
                       system_prompts=_system_prompts(getattr(args, "system_prompt", [])),
                       selection=_selection(args), budget=getattr(args, "budget", None),
+                      batch=getattr(args, "batch", False), batch_poll=getattr(args, "batch_poll", 30.0),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 

@@ -58,6 +58,8 @@ class RunOptions:
     system_prompts: Sequence[tuple[str, str]] = ()  # (name, text): one applies to every model; several compare
     selection: Selection = Selection()  # -k, --ids, --limit
     budget: float | None = None  # --budget USD: overrides the model's 'budget'
+    batch: bool = False  # --batch: OpenAI-compatible models through the provider's batch API
+    batch_poll: float = 30.0  # seconds between looks at a running batch
 
 
 
@@ -186,6 +188,10 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     if options.budget is not None:
         config = dataclasses.replace(config, budget=options.budget)
     if config.budget is not None:
+        if options.batch:
+            raise InputErrors.single("--batch", "a budget cannot stop a batch once it is submitted: run with a "
+                                     "budget interactively, or in batch mode without one (`langbite plan` "
+                                     "estimates the cost first)")
         _check_prices(config)
     files: tuple[Path, ...] = ()
     plan = Plan(config, ())
@@ -371,7 +377,7 @@ async def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], opt
 async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions,
                      run_dir: Path, memo: JudgeMemo) -> tuple[Stats, Answers, list[Evaluation]]:
     try:
-        stats = await _execute(plan, engine, done, options)
+        stats = await _execute(plan, engine, done, options, run_dir)
         if engine.budget_reached and engine.budget is not None:
             from langbite.costs import BudgetReached
 
@@ -383,14 +389,25 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
     return stats, answers, evaluations
 
 
-async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions) -> Stats:
+async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], options: RunOptions,
+                   run_dir: Path) -> Stats:
     from itertools import chain
 
     probes = build_probes(plan.config) if plan.config.probes else []
-    jobs = {m.spec: _pending(chain(template_jobs(plan, m.spec), *_probe_jobs(probes, m.spec)), done)
-            for m in plan.models}
+
+    def jobs_of(spec: str) -> Iterator[Job]:
+        return _pending(chain(template_jobs(plan, spec), *_probe_jobs(probes, spec)), done)
+
+    specs = [m.spec for m in plan.models]
+    if options.batch:
+        from langbite.execute.batch import run_in_batches
+
+        specs = await run_in_batches(engine, run_dir, {spec: jobs_of(spec) for spec in specs}, options.batch_poll)
+        done = done | {k for k, a in read_journal(run_dir).items() if not a.error}
+    jobs = {spec: jobs_of(spec) for spec in specs}
     concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
-    total = plan.n_calls - len(done)
+    total = sum(plan.n_calls // max(len(plan.models), 1) for _ in specs) - len(
+        [k for k in done if k[0] in specs])
     return await engine.run(jobs, concurrency, max(total, 0), progress=options.progress)
 
 

@@ -192,12 +192,17 @@ class Engine:
                     return await service.agenerate(prompt, params)
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises
 
-    async def complete(self, spec: str, prompt: str, repetition: int = 0) -> tuple[Generation | None, str, bool]:
-        """(generation, error, cached) for one prompt; provider faults become an error string."""
-        service = self.services[spec]
+    def params_for(self, spec: str, repetition: int) -> GenerationParams:
+        """What is sent with a prompt to ``spec`` for ``repetition``: its seed and system prompt included."""
         params = self.params.for_repetition(repetition)
         if spec in self.system_prompts:
             params = dataclasses.replace(params, system_prompt=self.system_prompts[spec])
+        return params
+
+    async def complete(self, spec: str, prompt: str, repetition: int = 0) -> tuple[Generation | None, str, bool]:
+        """(generation, error, cached) for one prompt; provider faults become an error string."""
+        service = self.services[spec]
+        params = self.params_for(spec, repetition)
         key = ""
         if self.cache is not None:
             key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)

@@ -165,13 +165,33 @@ class OpenAIService(ChatModelService):
             await self._client.close()
             self._client = None
 
+    # --- batch API (langbite.execute.batch) ---
+    def request_body(self, prompt: str, params: GenerationParams) -> dict[str, Any]:
+        """The body of one chat completion, as a line of a batch file: what :meth:`agenerate` sends."""
+        return {"model": self.model, "messages": [*_system(params), {"role": "user", "content": prompt}],
+                "temperature": params.temperature, "max_tokens": params.max_tokens, "seed": params.seed}
+
+    async def upload_batch_file(self, path: Any) -> str:
+        with open(path, "rb") as f:
+            return str((await self._sdk().files.create(file=f, purpose="batch")).id)
+
+    async def create_batch(self, file_id: str) -> str:
+        batch = await self._sdk().batches.create(input_file_id=file_id, endpoint="/v1/chat/completions",
+                                                 completion_window="24h")
+        return str(batch.id)
+
+    async def batch_status(self, batch_id: str) -> dict[str, Any]:
+        batch = await self._sdk().batches.retrieve(batch_id)
+        return {"status": batch.status, "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id}
+
+    async def batch_file_text(self, file_id: str) -> str:
+        return str((await self._sdk().files.content(file_id)).text)
+
     async def agenerate(self, prompt: str, params: GenerationParams) -> Generation:
         # the SDK's request for a path of one's choosing (auth, base URL, timeouts, errors with status codes
         # and headers, as for chat.completions.create), with the body read here: building and validating
         # the SDK's typed request and response objects cost more than the rest of the call
-        body = await self._sdk().post("/chat/completions", cast_to=bytes, body={
-            "model": self.model, "messages": [*_system(params), {"role": "user", "content": prompt}],
-            "temperature": params.temperature, "max_tokens": params.max_tokens, "seed": params.seed})
+        body = await self._sdk().post("/chat/completions", cast_to=bytes, body=self.request_body(prompt, params))
         return read_completion(body)
 
 
