@@ -35,6 +35,7 @@ def default_reply(prompt: str) -> str:
 class MockConfig:
     latency: float = 0.0
     fail_rate: float = 0.0  # share of requests answered 429 or 500
+    fail_first: int = 0  # the first N chat requests are answered 429 (a provider's rate limit kicking in)
     hang_rate: float = 0.0  # share of requests that never answer in time
     hang_seconds: float = 30.0
     retry_after: float | None = 0.05  # Retry-After on 429 (None: no header)
@@ -244,6 +245,11 @@ class MockOpenAI:
         roll = self._rng.random()
         if c.latency:
             await asyncio.sleep(c.latency)
+        if self.stats.requests <= c.fail_first:
+            self.stats.status[429] += 1
+            headers = {"Retry-After": str(c.retry_after)} if c.retry_after is not None else {}
+            await self._respond(writer, 429, b'{"error": {"message": "rate limited"}}', headers)
+            return
         if roll < c.hang_rate:
             self.stats.hung += 1
             await asyncio.sleep(c.hang_seconds)

@@ -146,3 +146,29 @@ def test_judge_memo_survives_a_line_cut_short(tmp_path: Path) -> None:
     memo.record("k3", "No")  # must start on a fresh line
     memo.close()
     assert JudgeMemo(tmp_path).replies == {"k1": "Yes", "k3": "No"}
+
+
+def test_concurrency_backs_off_on_429s_and_climbs_back(tmp_path: Path) -> None:
+    """A provider that starts answering 429 makes the run halve its requests in flight; once answers
+    flow again, the level climbs back to the configured concurrency, and nothing is lost."""
+    with MockOpenAI(MockConfig(fail_first=40, retry_after=0.0, latency=0.002)) as server:
+        engine, answers = run_jobs(server.base_url, 400, tmp_path, retries=12, concurrency=16)
+        assert server.stats.status[429] == 40
+    adaptive = next(iter(engine.adaptive.values()))
+    assert min(adaptive.history) <= 4  # backed off (several halvings)
+    assert adaptive.level == adaptive.ceiling == 16  # and recovered
+    assert len(answers) == 400 and not any(a.error for a in answers.values())
+
+
+def test_the_adaptive_level_halves_and_climbs_one_step_per_level_answers() -> None:
+    from langbite.execute.limits import AdaptiveConcurrency
+
+    async def go() -> list[int]:
+        a = AdaptiveConcurrency(8)
+        a.throttled()
+        a.throttled()
+        for _ in range(2 + 3 + 4 + 5 + 6 + 7):
+            a.answered()
+        return a.history
+
+    assert asyncio.run(go()) == [8, 4, 2, 3, 4, 5, 6, 7, 8]

@@ -28,7 +28,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from langbite.costs import Budget, BudgetReached
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
-from langbite.execute.limits import Limits
+from langbite.execute.limits import AdaptiveConcurrency, Limits
 from langbite.execute.services import Generation, InvalidReply, LLMService, html_page
 from langbite.model import Answer, GenerationParams
 from langbite.secrets import redact_text
@@ -172,6 +172,7 @@ class Engine:
         self.cache = cache
         self.journal = journal
         self.limits = limits or {}
+        self.adaptive: dict[str, AdaptiveConcurrency] = {}  # per model, set by run(): in-flight level vs 429s
         self.stats = Stats()
 
     def _count_retry(self, state: RetryCallState) -> None:
@@ -183,13 +184,27 @@ class Engine:
         retrying = AsyncRetrying(stop=stop_after_attempt(self.retries + 1), wait=_Wait(),
                                  retry=retry_if_exception(is_transient), reraise=True,
                                  before_sleep=self._count_retry)
+        adaptive = self.adaptive.get(spec)
         async for attempt in retrying:
             with attempt:
                 if limits is not None:
                     await limits.acquire(prompt, params.max_tokens)
                 self.stats.calls += 1
-                async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
-                    return await service.agenerate(prompt, params)
+                if adaptive is None:
+                    async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
+                        return await service.agenerate(prompt, params)
+                async with adaptive:
+                    try:
+                        async with asyncio.timeout(self.timeout):
+                            generation = await service.agenerate(prompt, params)
+                    except Exception as exc:
+                        if status_code(exc) == 429:
+                            adaptive.throttled()
+                        else:
+                            adaptive.answered()
+                        raise
+                    adaptive.answered()
+                    return generation
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises
 
     def params_for(self, spec: str, repetition: int) -> GenerationParams:
@@ -245,8 +260,11 @@ class Engine:
                 self.journal.write(answer)
             if bar is not None:
                 bar.update(1)
-                if error:
-                    bar.set_postfix(failed=self.stats.errors, cached=self.stats.cache_hits, refresh=False)
+                adaptive = self.adaptive.get(job.model)
+                if error or (adaptive is not None and adaptive.level < adaptive.ceiling):
+                    bar.set_postfix(failed=self.stats.errors, cached=self.stats.cache_hits,
+                                    **({"in_flight": f"{adaptive.level}/{adaptive.ceiling}"} if adaptive else {}),
+                                    refresh=False)
 
     async def run(self, jobs: Mapping[str, Iterable[Job]], concurrency: dict[str, int], total: int,
                   progress: bool = True) -> Stats:
@@ -263,6 +281,8 @@ class Engine:
                 limit = concurrency.get(spec, 1)
                 cap = self.services[spec].max_concurrency
                 n = max(1, min(limit, cap) if cap else limit)
+                if n > 1:  # one request at a time has nothing to adapt
+                    self.adaptive[spec] = AdaptiveConcurrency(n)
                 tasks += [asyncio.create_task(self._worker(shared, bar)) for _ in range(n)]
             await asyncio.gather(*tasks)
         finally:

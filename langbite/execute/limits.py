@@ -36,3 +36,48 @@ class Limits:
             await self.requests.acquire(1)
         if self.tokens is not None:
             await self.tokens.acquire(min(estimated_tokens(prompt, max_tokens), self.tokens.max_rate))
+
+
+class AdaptiveConcurrency:
+    """How many requests a model may have in flight, adapted to its 429s (additive increase, halving).
+
+    The run starts at the configured concurrency. A 429 ("too many requests") halves the level at
+    once, so that a provider's rate limit is met by backing off rather than by retrying harder;
+    every ``level`` answers in a row without one add a request in flight again, up to the configured
+    ceiling. ``history`` keeps every change of level, for the progress bar and for tests.
+    """
+
+    def __init__(self, ceiling: int) -> None:
+        import asyncio
+
+        self.ceiling = max(1, ceiling)
+        self.level = self.ceiling
+        self.active = 0
+        self._ok = 0
+        self._changed = asyncio.Condition()
+        self.history: list[int] = [self.level]
+
+    async def __aenter__(self) -> None:
+        async with self._changed:
+            await self._changed.wait_for(lambda: self.active < self.level)
+            self.active += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self._changed:
+            self.active -= 1
+            self._changed.notify_all()
+
+    def throttled(self) -> None:
+        """A 429: halve the level."""
+        self._ok = 0
+        if self.level > 1:
+            self.level = max(1, self.level // 2)
+            self.history.append(self.level)
+
+    def answered(self) -> None:
+        """An answer (or a fault that is not a rate limit): climb back one step per ``level`` of them."""
+        self._ok += 1
+        if self.level < self.ceiling and self._ok >= self.level:
+            self._ok = 0
+            self.level += 1
+            self.history.append(self.level)
