@@ -172,6 +172,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="run folder (default langbite-runs/<time>); the same folder resumes an interrupted run")
     r.add_argument("--concurrency", type=_positive, metavar="N", help="requests in flight per model")
     r.add_argument("--judge", metavar="SPEC", help="judge model for useLLMEval")
+    r.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where the models run: here (default) or on Ray actors (extra 'ray'; the driver keeps "
+                        "the journal, cache and reports)")
+    r.add_argument("--ray-address", metavar="ADDRESS",
+                   help="a running Ray cluster ('auto' or ray://HOST:10001); default: start a local one")
+    r.add_argument("--ray-actors", type=int, default=2, metavar="N", help="Ray actors per model (default 2)")
     r.add_argument("--batch", action="store_true",
                    help="send OpenAI-compatible models' prompts through the provider's batch API (about half "
                         "the price, answers within hours); the run folder remembers its batches, so the same "
@@ -269,6 +275,8 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
                       system_prompts=_system_prompts(getattr(args, "system_prompt", [])),
                       selection=_selection(args), budget=getattr(args, "budget", None),
                       batch=getattr(args, "batch", False), batch_poll=getattr(args, "batch_poll", 30.0),
+                      executor=getattr(args, "executor", "local"), ray_address=getattr(args, "ray_address", None),
+                      ray_actors=getattr(args, "ray_actors", 2),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
 

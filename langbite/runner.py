@@ -60,6 +60,9 @@ class RunOptions:
     budget: float | None = None  # --budget USD: overrides the model's 'budget'
     batch: bool = False  # --batch: OpenAI-compatible models through the provider's batch API
     batch_poll: float = 30.0  # seconds between looks at a running batch
+    executor: str = "local"  # "ray": the models run on Ray actors (langbite.execute.ray_executor)
+    ray_address: str | None = None  # a running Ray cluster ("auto", "ray://host:10001"); None starts a local one
+    ray_actors: int = 2  # actors per model
 
 
 
@@ -335,6 +338,10 @@ async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> 
     options = options or RunOptions()
     check_out_dir(run_dir)
     services = build_services(plan)
+    if options.executor == "ray":
+        from langbite.execute.ray_executor import ray_services
+
+        services = ray_services(services, {m.spec: m for m in plan.models}, options.ray_actors, options.ray_address)
     with locked(run_dir):
         snapshot(run_dir, config_document(plan.config, plan.template_files, plan.selection), plan.template_files)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
