@@ -164,6 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("plan", parents=[common], help="show the prompts a run would send, calling no model")
     _add_run_options(p)
     p.add_argument("--show-prompts", action="store_true", help="print every instantiated prompt")
+    p.add_argument("--batch", action="store_true", help="estimate the cost at the providers' batch prices")
 
     r = sub.add_parser("run", parents=[common], help="run a requirements model against one or more models",
                        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -308,7 +309,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     print(f"total: {plan.n_calls} calls")
     from langbite.costs import CHARS_PER_TOKEN, estimate
 
-    estimates = estimate(plan, plan.config.prices)
+    estimates = estimate(plan, plan.config.prices, batch=getattr(args, "batch", False))
     for e in estimates:
         print(f"cost {e.line()}")
     known = [e.dollars for e in estimates if e.dollars is not None]

@@ -61,8 +61,10 @@ class Estimate:
                 f"tokens: {cost}")
 
 
-def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None) -> list[Estimate]:
-    """One estimate per model of the plan (template calls, and probe calls at the templates' mean prompt size)."""
+def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None,
+             batch: bool = False) -> list[Estimate]:
+    """One estimate per model of the plan (template calls, and probe calls at the templates' mean prompt size);
+    with ``batch``, at the batch prices (``batch_input``/``batch_output``) where the table gives them."""
     reps = plan.config.n_repetitions
     prompt_tokens = sum(tokens(i.prompt) for item in plan.items for i in item.instances) * reps
     template_calls = plan.n_instances * reps
@@ -76,6 +78,8 @@ def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None) -
             tokens_in += tokens(spec.system_prompt) * calls
         tokens_out = calls * plan.config.generation.max_tokens
         price = price_of(spec, overrides)
+        if price is not None and batch and "batch_input" in price and "batch_output" in price:
+            price = {"input": price["batch_input"], "output": price["batch_output"]}
         dollars = None if price is None else (tokens_in * price["input"] + tokens_out * price["output"]) / 1e6
         out.append(Estimate(spec.spec, calls, tokens_in, tokens_out, dollars))
     return out

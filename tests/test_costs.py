@@ -96,3 +96,18 @@ def test_a_budget_needs_a_price_for_every_model(tmp_path: Path, capsys: pytest.C
         main(["run", str(QUICKSTART), "--budget=-3", "--out", str(tmp_path / "r")])
     assert exit_.value.code == 2 and "must be more than 0" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_plan_with_batch_estimates_at_the_batch_prices(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from conftest import REPO
+    from langbite.cli import main
+    from langbite.costs import estimate
+    from langbite.runner import RunOptions, prepare
+
+    model = REPO / "requirements_models" / "quickstart.json"
+    plan = prepare(model, RunOptions(models=["openai:gpt-4o-mini"]))
+    [interactive] = estimate(plan)
+    [batch] = estimate(plan, batch=True)
+    assert interactive.dollars and batch.dollars == pytest.approx(interactive.dollars / 2)
+    assert main(["plan", str(model), "--llm", "openai:gpt-4o-mini", "--batch"]) == 0
+    assert f"${batch.dollars:,.2f} at most" in capsys.readouterr().out
