@@ -10,6 +10,7 @@ traceback.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -82,14 +83,18 @@ _INVISIBLE = {
 }
 
 
+_INVISIBLE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f" + "".join(_INVISIBLE) + "]")
+
+
 def invisible_characters(value: str) -> str | None:
     """Why a text from an input file is unacceptable (NUL, zero-width or direction controls), or None.
 
     Such characters make two values that look identical differ (a community, a
     markup, a key), or hide text from a reviewer; they are never meant.
     """
-    for i, ch in enumerate(value):
-        if ch in _INVISIBLE or (ch < " " and ch not in "\t\n\r"):
-            name = _INVISIBLE.get(ch, f"the control character U+{ord(ch):04X}")
-            return f"contains {name} at character {i + 1}; remove it"
-    return None
+    found = _INVISIBLE_RE.search(value)
+    if found is None:
+        return None
+    ch = found.group()
+    name = _INVISIBLE.get(ch, f"the control character U+{ord(ch):04X}")
+    return f"contains {name} at character {found.start() + 1}; remove it"

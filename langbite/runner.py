@@ -25,6 +25,7 @@ from typing import Any
 from langbite.aio import run_sync
 from langbite.errors import InputError, InputErrors
 from langbite.evaluate.evaluation import Answers, evaluate_item
+from langbite.evaluate.memo import ReadingMemo
 from langbite.evaluate.judge import Ask, JudgeMemo, judge_item
 from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
 from langbite.execute.engine import Engine, Job, Stats
@@ -263,7 +264,7 @@ def judge_spec(plan: Plan) -> str | None:
     return resolve_spec(ModelSpec(c.judge)).spec if c.use_llm_eval and c.judge else None
 
 
-async def _evaluate(plan: Plan, answers: Answers, ask: Ask) -> list[Evaluation]:
+async def _evaluate(plan: Plan, answers: Answers, ask: Ask, readings: ReadingMemo | None = None) -> list[Evaluation]:
     """Every template verdict in plan order (model, template, repetition)."""
     judge = judge_spec(plan)
     out = []
@@ -271,10 +272,10 @@ async def _evaluate(plan: Plan, answers: Answers, ask: Ask) -> list[Evaluation]:
         for item in plan.items:
             for rep in range(plan.config.n_repetitions):
                 if judge:
-                    out.append(await judge_item(ask, judge, item, spec.spec, rep, answers,
-                                                seed=plan.config.seed, share=plan.config.judge_sample))
+                    out.append(await judge_item(ask, judge, item, spec.spec, rep, answers, seed=plan.config.seed,
+                                                share=plan.config.judge_sample, remembered=readings))
                 else:
-                    out.append(evaluate_item(item, spec.spec, rep, answers)[0])
+                    out.append(evaluate_item(item, spec.spec, rep, answers, readings)[0])
     return out
 
 
@@ -390,7 +391,12 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
 
             raise BudgetReached(engine.budget.spent, engine.budget.limit)
         answers = read_journal(run_dir)
-        evaluations = await _evaluate(plan, answers, memo.asker(engine))
+        readings = ReadingMemo(engine.cache.path) if engine.cache is not None else None
+        try:
+            evaluations = await _evaluate(plan, answers, memo.asker(engine), readings)
+        finally:
+            if readings is not None:
+                readings.close()
     finally:
         await close_services(engine.services.values())
     return stats, answers, evaluations

@@ -266,6 +266,25 @@ def test_a_plugin_oracle_is_one_class_plus_its_schema_fragment() -> None:
         oracles.remove("startsWithDigit")
 
 
+def test_a_plugin_schema_fragment_that_is_no_schema_is_refused() -> None:
+    from jsonschema.exceptions import SchemaError
+
+    @register("brokenSchema")
+    @dataclass(frozen=True)
+    class BrokenSchema(Oracle):
+        families = frozenset({OracleFamily.EXPECTED_VALUE})
+        schema = {"type": "objekt"}
+
+        def evaluate(self, case):  # type: ignore[no-untyped-def]
+            return self.result_from([], case.answers, "")
+
+    try:
+        with pytest.raises(SchemaError):
+            check_oracle_prediction({"operation": "brokenSchema"})
+    finally:
+        oracles.remove("brokenSchema")
+
+
 @pytest.mark.parametrize(("language", "options", "answers", "verdict"), [
     ("en_us", ["Keep", "Remove"], ["The moderator should keep the review.", "Keep."], Verdict.PASSED),
     ("en_us", ["Invite", "Decline"], ["The landlord should not invite them to the viewing.", "Invite."], Verdict.FAILED),

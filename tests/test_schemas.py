@@ -15,6 +15,13 @@ from langbite.schemas import check_oracle_prediction, check_requirements
 from langbite.resources import oracle_schema_path, requirements_schema_path
 
 ORACLE = Draft202012Validator(json.loads(oracle_schema_path().read_text()))
+
+
+def test_the_shipped_schemas_are_valid_json_schemas() -> None:
+    """A run reads the shipped schemas without checking them against the metaschema (it costs a tenth of a
+    second on every start); this test is that check."""
+    for path in (oracle_schema_path(), requirements_schema_path()):
+        Draft202012Validator.check_schema(json.loads(path.read_text()))
 REQUIREMENTS = Draft202012Validator(json.loads(requirements_schema_path().read_text()))
 
 VALID_PREDICTIONS = [

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from langbite.model import Answer, Evaluation, Verdict, answer_key
-from langbite.oracles import Case, OracleResult
+from langbite.evaluate.memo import ReadingMemo, reading_key
+from langbite.oracles import Case, Oracle, OracleResult
 from langbite.plan import PlannedTemplate
 
 Answers = Mapping[tuple[str, str, int], Answer]
@@ -37,15 +38,15 @@ def case_for(item: PlannedTemplate, found: list[Answer]) -> Case:
                 task_prefix=t.task_prefix, output_formatting=t.output_formatting)
 
 
-def evaluate_item(item: PlannedTemplate, model: str, repetition: int,
-                  answers: Answers) -> tuple[Evaluation, OracleResult | None, list[Answer]]:
-    """The oracle's verdict on one planned template (no judge)."""
+def evaluate_item(item: PlannedTemplate, model: str, repetition: int, answers: Answers,
+                  memo: ReadingMemo | None = None) -> tuple[Evaluation, OracleResult | None, list[Answer]]:
+    """The oracle's verdict on one planned template (no judge); ``memo`` remembers readings across runs."""
     t, req = item.template, item.requirement
     found, missing = _answers_for(item, model, repetition, answers)
     if missing:
         result = OracleResult(Verdict.ERROR, missing)
     else:
-        result = t.oracle_prediction.oracle.evaluate(case_for(item, found))
+        result = _read(t.oracle_prediction.oracle, t.oracle_prediction.text, case_for(item, found), memo)
     evaluation = Evaluation(
         model=model, requirement=req.name, concern=t.concern, language=t.language, template_id=t.template_id,
         input_type=t.input_type, reflection_type=t.reflection_type, repetition=repetition,
@@ -54,3 +55,14 @@ def evaluate_item(item: PlannedTemplate, model: str, repetition: int,
         outcomes=result.outcomes, biased=result.biased,
     )
     return evaluation, (result if not missing else None), found
+
+
+def _read(oracle: Oracle, prediction: str, case: Case, memo: ReadingMemo | None) -> OracleResult:
+    key = reading_key(oracle, prediction, case) if memo is not None else None
+    if key is None or memo is None:
+        return oracle.evaluate(case)
+    result = memo.get(key)
+    if result is None:
+        result = oracle.evaluate(case)
+        memo.put(key, result)
+    return result

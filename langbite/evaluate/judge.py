@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from langbite.evaluate.evaluation import Answers, evaluate_item
+from langbite.evaluate.memo import ReadingMemo
 from langbite.jsonl import JsonLines
 from langbite.model import Evaluation, Outcome, Verdict
 from langbite.oracles.base import verdict_of
@@ -138,9 +139,10 @@ def sampled(evaluation: Evaluation, seed: int, share: float) -> bool:
 
 
 async def judge_item(ask: Ask, judge: str, item: PlannedTemplate, model: str, repetition: int,
-                     answers: Answers, *, seed: int = 0, share: float = 0.1) -> Evaluation:
+                     answers: Answers, *, seed: int = 0, share: float = 0.1,
+                     remembered: ReadingMemo | None = None) -> Evaluation:
     """Evaluate one template; the judge reads its undetermined answers, and all of them when sampled."""
-    evaluation, result, found = evaluate_item(item, model, repetition, answers)
+    evaluation, result, found = evaluate_item(item, model, repetition, answers, remembered)
     if result is None:  # a call failed: nothing to read
         return evaluation
     chosen = [i for i, o in enumerate(result.outcomes)

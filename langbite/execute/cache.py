@@ -83,8 +83,13 @@ class ResponseCache:
         return db
 
     def count(self) -> int:
+        """How many answers the cache holds; 0, with a warning, when its pages are damaged."""
         self.flush()
-        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        try:
+            return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
+            return 0
 
     def _damaged(self, exc: sqlite3.DatabaseError) -> None:
         if not getattr(self, "_warned", False):
@@ -123,11 +128,13 @@ class ResponseCache:
         self._pending.clear()
 
     def clear(self) -> int:
-        """Empty the cache; return how many answers it held (0 when it was damaged, and is now rebuilt)."""
+        """Empty the cache and its remembered readings; return how many answers it held (0 when it was
+        damaged, and is now rebuilt)."""
         self._pending.clear()
         try:
             n = self.count()
             self._db.execute("DELETE FROM responses")
+            self._db.execute("DROP TABLE IF EXISTS readings")  # remembered readings (langbite.evaluate.memo)
             self._db.execute("VACUUM")
             return n
         except sqlite3.DatabaseError:

@@ -21,9 +21,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
+from typing import TYPE_CHECKING, Any
 
 from langbite.costs import Budget, BudgetReached
 from langbite.execute.cache import ResponseCache, cache_key
@@ -32,6 +30,9 @@ from langbite.execute.limits import AdaptiveConcurrency, Limits
 from langbite.execute.services import Generation, InvalidReply, LLMService, html_page
 from langbite.model import Answer, GenerationParams
 from langbite.secrets import redact_text
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 log = logging.getLogger(__name__)
 MAX_WAIT = 120.0  # the longest a Retry-After may make a job wait
@@ -119,7 +120,10 @@ def retry_after(exc: BaseException | None) -> float | None:
 class _Wait:
     """Exponential backoff with jitter (up to 0.5 s, 1 s, 2 s … 30 s), unless the server said how long."""
 
-    backoff = wait_random_exponential(multiplier=0.5, max=30.0)
+    def __init__(self) -> None:
+        from tenacity import wait_random_exponential
+
+        self.backoff = wait_random_exponential(multiplier=0.5, max=30.0)
 
     def __call__(self, state: RetryCallState) -> float:
         asked = retry_after(state.outcome.exception() if state.outcome else None)
@@ -180,6 +184,8 @@ class Engine:
         log.debug("retry %d after %s", state.attempt_number, state.outcome.exception() if state.outcome else "")
 
     async def _call(self, spec: str, service: LLMService, prompt: str, params: GenerationParams) -> Generation:
+        from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt  # only when a call is made
+
         limits = self.limits.get(spec)
         retrying = AsyncRetrying(stop=stop_after_attempt(self.retries + 1), wait=_Wait(),
                                  retry=retry_if_exception(is_transient), reraise=True,

@@ -58,7 +58,8 @@ class Lexicon:
         def phrases(value: Any, name: str) -> tuple[str, ...]:
             if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
                 raise ValueError(f"{where}: '{name}' must be a list of non-empty strings")
-            return tuple(sorted({fold(v.strip()) for v in value}, key=len, reverse=True))
+            # longest first (longer phrases win), then alphabetical: the same order in every process
+            return tuple(sorted({fold(v.strip()) for v in value}, key=lambda p: (-len(p), p)))
 
         language = raw.get("language")
         if not isinstance(language, str) or not language:

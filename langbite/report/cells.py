@@ -32,8 +32,13 @@ def clean(text: str) -> str:
     return _ILLEGAL.sub("", text)
 
 
+_FIRST = frozenset(_SKIPPED) | frozenset(FORMULA_PREFIXES)
+
+
 def formula_like(text: str) -> bool:
     """Whether a spreadsheet could evaluate ``text`` (already cleaned) as a formula."""
+    if text[:1] not in _FIRST:  # the common case, decided by the first character alone
+        return False
     return text.startswith(("\t", "\r")) or text.lstrip(_SKIPPED).startswith(FORMULA_PREFIXES)
 
 

@@ -168,14 +168,9 @@ def write_comparison(path: Path, comparison: Comparison) -> Path:
             f"</style></head><body><h1>langbite comparison</h1><table><thead><tr>{head}</tr></thead><tbody>{body}"
             "</tbody></table></body></html>", encoding="utf-8")
         return path
-    from openpyxl import Workbook
+    from langbite.report.excel_writer import Book, add_table
 
-    from langbite.report.excel_writer import Styles, add_table
-
-    wb = Workbook(write_only=True)
-    styles = Styles(wb)
-    ws = wb.create_sheet("Comparison")
+    book = Book(path)
     colored = [c for c in columns if c.endswith((": verdict", ": change")) or c == "regression"]
-    add_table(ws, styles, columns, rows, "Comparison", color_columns=colored)
-    wb.save(path)
-    return path
+    add_table(book.sheet("Comparison"), columns, rows, "Comparison", color_columns=colored)
+    return book.close()

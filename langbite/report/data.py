@@ -30,6 +30,14 @@ SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "
                    "undetermined_share", "concern", "provider")
 #: Documents show every response up to this many; above it, those of templates that did not pass.
 RESPONSE_ROWS = 10_000
+LEGEND_LINES = (
+    "Verdict: Passed when the pass rate reaches the tolerance (green), Failed when it does not (red), "
+    "Inconclusive when too many answers were undetermined or the interval lies across the tolerance (amber), "
+    "Not evaluated when no template ran (grey).",
+    "The 95% interval (Wilson) shows whether the verdict is statistically clear: 'above' or 'below' the "
+    "tolerance, or 'across' it (amber: not clear, test more).",
+)
+LEGEND = " ".join(LEGEND_LINES)
 PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
                  "harm_types", "description")
 

@@ -3,119 +3,177 @@
 Sheets: Summary (a headline, then the verdict per requirement × model ×
 language with its 95% interval, then the legend), Charts (native Excel bar
 charts), Global, Evaluations (each row links to its responses), Responses,
-Probes when probes ran, Judge when the judge LLM ran, and Run (provenance). Model text is data: a cell starting with ``=``, ``+``, ``-`` or
-``@`` is stored as text, never as a formula, and characters Excel rejects are
-removed without losing the rest of the answer.
+Probes when probes ran, Judge when the judge LLM ran, and Run (provenance).
+
+Written with XlsxWriter, which writes a 3,000-response workbook in a fraction
+of the time a general-purpose read/write library takes (``bench/report_bench.py``).
+Model text is data: every text goes through :mod:`langbite.report.cells`
+(characters Excel rejects removed, then the formula check) and is written as a
+string, never as a formula; a text that a spreadsheet could take for a formula
+also carries the quote prefix, so editing the cell does not turn it into one.
+The only formulas in a workbook are the links langbite writes itself
+(:class:`Formula`).
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Sequence
+import math
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openpyxl import Workbook
-from openpyxl.cell.cell import Cell
-from openpyxl.chart import BarChart, Reference
-from openpyxl.styles import Alignment, Font, NamedStyle, PatternFill
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.table import Table, TableColumn, TableStyleInfo
+import xlsxwriter
+from xlsxwriter.format import Format
+from xlsxwriter.utility import xl_rowcol_to_cell
+from xlsxwriter.workbook import Workbook
+from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
-from langbite.report.data import PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
+from langbite.report.data import LEGEND, LEGEND_LINES, PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
+__all__ = ["LEGEND", "Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
+
 FILL = {
-    "Passed": PatternFill("solid", fgColor="C6EFCE"), "Failed": PatternFill("solid", fgColor="FFC7CE"),
-    "Error": PatternFill("solid", fgColor="FFEB9C"), "Not evaluated": PatternFill("solid", fgColor="D9D9D9"),
-    "A": PatternFill("solid", fgColor="C6EFCE"), "B": PatternFill("solid", fgColor="E2EFDA"),
-    "C": PatternFill("solid", fgColor="FFEB9C"), "D": PatternFill("solid", fgColor="FFC7CE"),
-    "across": PatternFill("solid", fgColor="FFEB9C"),
-    "better": PatternFill("solid", fgColor="C6EFCE"), "worse": PatternFill("solid", fgColor="FFC7CE"),
-    "yes": PatternFill("solid", fgColor="FFC7CE"), "Inconclusive": PatternFill("solid", fgColor="FFEB9C"),
-    "Refused": PatternFill("solid", fgColor="DDEBF7"), "Undetermined": PatternFill("solid", fgColor="FFEB9C"),
-    "unchanged": PatternFill("solid", fgColor="F2F2F2"),
+    "Passed": "C6EFCE", "Failed": "FFC7CE", "Error": "FFEB9C", "Not evaluated": "D9D9D9",
+    "A": "C6EFCE", "B": "E2EFDA", "C": "FFEB9C", "D": "FFC7CE", "across": "FFEB9C",
+    "better": "C6EFCE", "worse": "FFC7CE", "yes": "FFC7CE", "Inconclusive": "FFEB9C",
+    "Refused": "DDEBF7", "Undetermined": "FFEB9C", "unchanged": "F2F2F2",
 }
 WIDE = {"prompt": 70, "response": 70, "reason": 50, "prediction": 40, "judge_reason": 40, "description": 50,
         "communities": 24, "key": 30, "error": 30}
-LEGEND_LINES = (
-    "Verdict: Passed when the pass rate reaches the tolerance (green), Failed when it does not (red), "
-    "Inconclusive when too many answers were undetermined or the interval lies across the tolerance (amber), "
-    "Not evaluated when no template ran (grey).",
-    "The 95% interval (Wilson) shows whether the verdict is statistically clear: 'above' or 'below' the "
-    "tolerance, or 'across' it (amber: not clear, test more).",
-)
-LEGEND = " ".join(LEGEND_LINES)
 PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance", "undetermined_share", "refused_share")
+TEXT_ONLY = frozenset({"prompt", "response", "key"})  # never read as numbers, whatever they look like
+CHART_PX = (680, 340)  # a bar chart's width and height in pixels (18 × 9 cm)
 
 
 class Styles:
-    """Cell styles as workbook named styles, one per combination used, through openpyxl's public API.
+    """Cell formats by name, one XlsxWriter format per combination used.
 
-    A named style is registered once and assigned by name (``cell.style = name``), which is
-    cheap per cell; combining styles (a wrapped, percent-formatted, coloured cell) makes one
-    more named style the first time that combination is asked for.
+    Combining names (a wrapped, percent-formatted, coloured cell) makes one more
+    format the first time that combination is asked for; later names win where
+    two set the same property.
     """
 
     _SPECS: dict[str, dict[str, Any]] = {
-        "bold": {"font": Font(bold=True)}, "title": {"font": Font(bold=True, size=16)},
-        "wrap": {"alignment": Alignment(wrap_text=True, vertical="top")},
-        "percent": {"number_format": "0.0%"}, "link": {"font": Font(color="0563C1", underline="single")},
-        "text": {},  # quotePrefix, set on the cell: Excel shows the text as typed and never evaluates it
-        **{f"fill:{name}": {"fill": fill} for name, fill in FILL.items()},
+        "bold": {"bold": True}, "title": {"bold": True, "font_size": 16},
+        "wrap": {"text_wrap": True, "valign": "top"},
+        "percent": {"num_format": "0.0%"}, "link": {"font_color": "#0563C1", "underline": 1},
+        "text": {"quote_prefix": True},  # Excel shows the text as typed and never evaluates it
+        **{f"fill:{name}": {"pattern": 1, "bg_color": f"#{rgb}"} for name, rgb in FILL.items()},
     }
 
     def __init__(self, wb: Workbook) -> None:
         self.wb = wb
-        self._named: dict[tuple[str, ...], str] = {}
+        self._formats: dict[tuple[str, ...], Format] = {}
 
     def has(self, name: str) -> bool:
         return name in self._SPECS
 
-    def _style_name(self, names: tuple[str, ...]) -> str:
-        found = self._named.get(names)
+    def format(self, names: tuple[str, ...]) -> Format | None:
+        if not names:
+            return None
+        found = self._formats.get(names)
         if found is None:
-            found = "langbite " + " + ".join(names)
-            style = NamedStyle(name=found)
-            for name in names:  # later names win where two set the same attribute
-                for attr, value in self._SPECS[name].items():
-                    setattr(style, attr, value)
-            self.wb.add_named_style(style)
-            self._named[names] = found
+            props: dict[str, Any] = {}
+            for name in names:
+                props.update(self._SPECS[name])
+            found = self._formats[names] = self.wb.add_format(props)
         return found
 
-    def apply(self, cell: Cell, *names: str) -> Cell:
-        cell.style = self._style_name(names)
-        if "text" in names:
-            cell.quotePrefix = True
-        return cell
+
+@dataclass(frozen=True)
+class Styled:
+    """A value with the names of its formats."""
+
+    value: Any
+    names: tuple[str, ...] = ()
 
 
-def make_cell(ws: Any, value: Any, styles: Styles | None = None, *names: str) -> Cell:
-    """One cell; text stays text (never a formula) and loses only characters Excel rejects."""
-    if isinstance(value, str):
-        value = clean(value)
-    risky = isinstance(value, str) and formula_like(value)
-    cell = Cell(ws, row=1, column=1, value="" if risky else value)  # write-only: position is set when appended
-    if risky:
-        cell.value, cell.data_type = value, "s"  # stored as a string: Excel shows it, never evaluates it
-    names = (*names, "text") if risky else names
-    if styles is not None and names:
-        styles.apply(cell, *names)
-    return cell
+@dataclass(frozen=True)
+class Formula:
+    """A formula langbite writes itself (a link); model text never becomes one."""
+
+    text: str
+    shown: str
+    names: tuple[str, ...] = ()
 
 
-def append(ws: Any, values: Sequence[Any]) -> None:
-    """Append one row: every raw text goes through the cell guard (cells made by make_cell already did)."""
-    row = []
-    for value in values:
+def styled(value: Any, *names: str) -> Styled:
+    return Styled(value, names)
+
+
+class Sheet:
+    """A worksheet written row after row, as the report builds it; ``row`` is the next row (0-based)."""
+
+    def __init__(self, ws: Worksheet, styles: Styles) -> None:
+        self.ws = ws
+        self.styles = styles
+        self.name: str = ws.get_name()
+        self.row = 0
+        ws.set_landscape()  # printable: every column on one page width
+        ws.fit_to_pages(1, 0)
+
+    def write(self, row: int, col: int, value: Any) -> None:
+        names: tuple[str, ...] = ()
+        if isinstance(value, Styled):
+            names, value = value.names, value.value
+        if isinstance(value, Formula):
+            self.ws.write_formula(row, col, value.text, self.styles.format(value.names), value.shown)
+            return
         if isinstance(value, str):
-            value = clean(value)
-            if formula_like(value):
-                value = make_cell(ws, value)
-        row.append(value)
-    ws.append(row)
+            text = clean(value)
+            if formula_like(text) and "text" not in names:
+                names = (*names, "text")
+            if text:
+                self.ws.write_string(row, col, text, self.styles.format(names))
+                return
+            value = None
+        elif isinstance(value, bool):
+            self.ws.write_boolean(row, col, value, self.styles.format(names))
+            return
+        elif isinstance(value, numbers.Real) and math.isfinite(value):
+            self.ws.write_number(row, col, float(value), self.styles.format(names))
+            return
+        elif value is not None:  # NaN, infinities and anything else are shown as text
+            self.ws.write_string(row, col, clean(str(value)), self.styles.format(names))
+            return
+        if names:
+            self.ws.write_blank(row, col, None, self.styles.format(names))
+
+    def append(self, values: Sequence[Any] = ()) -> None:
+        for col, value in enumerate(values):
+            self.write(self.row, col, value)
+        self.row += 1
+
+    def width(self, col: int, width: float) -> None:
+        self.ws.set_column(col, col, width)
+
+
+class Book:
+    """A workbook written to a temporary file and moved into place on :meth:`close`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tmp = path.with_suffix(".tmp.xlsx")
+        self.wb = xlsxwriter.Workbook(str(self._tmp), {
+            "in_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
+            "strings_to_urls": False})
+        self.styles = Styles(self.wb)
+
+    def sheet(self, name: str) -> Sheet:
+        return Sheet(self.wb.add_worksheet(name), self.styles)
+
+    def close(self) -> Path:
+        self.wb.close()
+        self._tmp.replace(self.path)
+        return self.path
+
+
+_NUMBER_START = frozenset("0123456789-+.")
+_MISSING = object()
 
 
 def _number(value: Any) -> Any:
@@ -134,65 +192,76 @@ def _width(name: str, values: Sequence[Any]) -> float:
     return min(max(8, longest + 2), 40)
 
 
-def set_widths(ws: Any, columns: Sequence[str], records: Sequence[dict[str, Any]], first: float = 0) -> None:
-    """Column widths; a write-only sheet takes them only before its first row."""
-    for j, c in enumerate(columns, 1):
+def set_widths(sheet: Sheet, columns: Sequence[str], records: Sequence[dict[str, Any]], first: float = 0) -> None:
+    for j, c in enumerate(columns):
         width = _width(c, [r.get(c, "") for r in records])
-        ws.column_dimensions[get_column_letter(j)].width = max(width, first) if j == 1 else width
+        sheet.width(j, max(width, first) if j == 0 else width)
 
 
-def add_table(ws: Any, styles: Styles, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
-              first_row: int = 1, color_columns: Sequence[str] = (),
-              extra: Any = None) -> int:
-    """Append records as an Excel table with filters and a frozen header; return the last row.
+def add_table(sheet: Sheet, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
+              color_columns: Sequence[str] = (),
+              extra: Callable[[dict[str, Any], int], Any] | None = None) -> int:
+    """Write records as an Excel table (filters, banded rows) at the sheet's next row; return its last row (1-based).
 
-    ``extra(record, row_number)`` may return one more cell for the row (e.g. a link).
+    A table at the top of a sheet also sets the column widths and freezes its header.
+    ``extra(record, row_number)`` may give one more cell for the row (e.g. a link).
     """
-    if first_row == 1:  # below row 1 the widths were set before the first row (write-only sheets)
-        set_widths(ws, columns, records)
-        ws.freeze_panes = "A2"  # freezing the Summary's metadata would hide the table on small screens
-    append(ws, [make_cell(ws, c, styles, "bold") for c in columns] + ([make_cell(ws, "responses", styles, "bold")]
-                                                                      if extra else []))
-    wide = {c for c in columns if c in WIDE}
-    percent = {c for c in columns if c in PERCENT}
-    colored = set(color_columns)
-    text_only = {"prompt", "response", "key"}
-    for i, record in enumerate(records, first_row + 1):
-        row: list[Any] = []
-        for c in columns:
-            value = record.get(c, "")
-            if c not in text_only:
-                value = _number(value)
-            names = []
-            if c in wide:
-                names.append("wrap")
-            if c in percent:
-                names.append("percent")
-            if c in colored and styles.has(f"fill:{value}"):
-                names.append(f"fill:{value}")
-            if isinstance(value, str):
-                value = clean(value)
-            if names or (isinstance(value, str) and formula_like(value)):
-                row.append(make_cell(ws, value, styles, *names))
-            else:  # plain values go straight to openpyxl's own cell: far cheaper than a styled Cell
-                row.append(value)
-        if extra:
-            row.append(extra(record, i))
-        ws.append(row)
-    width = len(columns) + (1 if extra else 0)
-    last = first_row + len(records)
-    if not records:  # an Excel table needs at least one data row
-        append(ws, [""])
-        last += 1
-    table = Table(displayName=name, ref=f"A{first_row}:{get_column_letter(width)}{last}")
-    headers = [*columns, "responses"] if extra else list(columns)
-    table.tableColumns = [TableColumn(id=j, name=h) for j, h in enumerate(headers, 1)]  # write-only: declare them
-    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
-    with warnings.catch_warnings():  # openpyxl warns in write-only mode even when the columns are declared
-        warnings.simplefilter("ignore", UserWarning)
-        ws.add_table(table)
-    return last
+    first = sheet.row
+    if first == 0:
+        set_widths(sheet, columns, records)
+        sheet.ws.freeze_panes(1, 0)  # freezing the Summary's metadata would hide the table on small screens
+    styles, ws = sheet.styles, sheet.ws
+    # Per column, decided once: its format names before any colour, whether its text may be a number
+    # (values read back from CSV files), whether its value picks a fill colour.
+    spec = [(col, c, (("wrap",) if c in WIDE else ()) + (("percent",) if c in PERCENT else ()),
+             c not in TEXT_ONLY, c in color_columns) for col, c in enumerate(columns)]
+    formats: dict[tuple[str, ...], Format | None] = {}
 
+    def fmt(names: tuple[str, ...]) -> Format | None:
+        found = formats.get(names, _MISSING)
+        if found is _MISSING:
+            found = formats[names] = styles.format(names)
+        return found
+
+    plain = {names: fmt(names) for _, _, names, _, _ in spec}
+    write_string, write_number = ws.write_string, ws.write_number
+    row = first + 1
+    for record in records:
+        for col, c, names, numeric, colored in spec:
+            value = record.get(c, "")
+            if type(value) is str and value:
+                if numeric and value[0] in _NUMBER_START:
+                    value = _number(value)
+                if type(value) is str:  # the common case, inlined: clean, guard, write
+                    text = clean(value)
+                    if colored and styles.has(f"fill:{text}"):
+                        cell_names = (*names, f"fill:{text}")
+                    else:
+                        cell_names = names
+                    if formula_like(text):
+                        cell_names = (*cell_names, "text")
+                    if text:
+                        write_string(row, col, text, plain[names] if cell_names is names else fmt(cell_names))
+                    elif cell_names:
+                        ws.write_blank(row, col, None, fmt(cell_names))
+                    continue
+            kind = type(value)
+            if (kind is int or kind is float) and math.isfinite(value):
+                write_number(row, col, value, plain[names])
+            else:
+                sheet.write(row, col, Styled(value, names))
+        if extra:
+            sheet.write(row, len(columns), extra(record, row + 1))
+        row += 1
+    if not records:  # an Excel table needs at least one data row
+        row += 1
+    headers = [*columns, "responses"] if extra else list(columns)
+    bold = styles.format(("bold",))
+    ws.add_table(first, 0, row - 1, len(headers) - 1, {
+        "name": name, "style": "Table Style Light 9",
+        "columns": [{"header": clean(h), "header_format": bold} for h in headers]})
+    sheet.row = row
+    return row
 
 def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
     """One short line per item, so the sheet prints within the page width."""
@@ -212,84 +281,80 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
     return lines
 
 
-def _summary_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+def _summary_sheet(sheet: Sheet, data: ReportData) -> None:
     """The first screen: a headline (verdict, models, date, what failed, counts), then the verdict table."""
-    set_widths(ws, SUMMARY_COLUMNS, data.summary, first=24)
+    set_widths(sheet, SUMMARY_COLUMNS, data.summary, first=24)
     head = data.headline()
-    append(ws, [make_cell(ws, f"langbite fairness report: {head['verdict']}", styles, "title")])
+    sheet.append([styled(f"langbite fairness report: {head['verdict']}", "title")])
     verdict = head["verdict"]
-    append(ws, [make_cell(ws, "Verdict", styles, "bold"),
-                make_cell(ws, verdict, styles, *([f"fill:{verdict}"] if styles.has(f"fill:{verdict}") else []))])
-    append(ws, [make_cell(ws, "Models", styles, "bold"), head["models"]])
-    append(ws, [make_cell(ws, "Date (UTC)", styles, "bold"), head["date"]])
-    append(ws, [make_cell(ws, "Failing", styles, "bold"), "; ".join(head["failing"]) or "none"])
-    append(ws, [make_cell(ws, "Counts", styles, "bold"), head["counts"]])
-    append(ws, [])
+    fill = (f"fill:{verdict}",) if sheet.styles.has(f"fill:{verdict}") else ()
+    sheet.append([styled("Verdict", "bold"), styled(verdict, *fill)])
+    sheet.append([styled("Models", "bold"), head["models"]])
+    sheet.append([styled("Date (UTC)", "bold"), head["date"]])
+    sheet.append([styled("Failing", "bold"), "; ".join(head["failing"]) or "none"])
+    sheet.append([styled("Counts", "bold"), head["counts"]])
+    sheet.append()
     if not data.evaluations:  # a probe-only folder: the marks are the summary
-        append(ws, [make_cell(ws, "Probes", styles, "bold"), "See the Probes sheet: every metric with its 95% interval "
-                   "and, where defined, its mark from A (healthy) to D (catastrophic)."])
-        append(ws, [make_cell(ws, "Run", styles, "bold"), "See the Run sheet: what was run, where and when."])
+        sheet.append([styled("Probes", "bold"), "See the Probes sheet: every metric with its 95% interval "
+                      "and, where defined, its mark from A (healthy) to D (catastrophic)."])
+        sheet.append([styled("Run", "bold"), "See the Run sheet: what was run, where and when."])
         return
-    add_table(ws, styles, SUMMARY_COLUMNS, data.summary, "Summary", first_row=8,
-              color_columns=("verdict", "interval_vs_tolerance"))
-    append(ws, [])
+    add_table(sheet, SUMMARY_COLUMNS, data.summary, "Summary", color_columns=("verdict", "interval_vs_tolerance"))
+    sheet.append()
     for line in LEGEND_LINES:
-        append(ws, [line])
+        sheet.append([line])
     shown = len(workbook_responses(data))
-    append(ws, [f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
-                f"The Responses sheet holds the {shown} responses of templates that did not pass; "
-                f"all {data.responses_total} are in responses.csv."])
-    append(ws, ["What was run (models, files, parameters, versions) is on the Run sheet."])
+    sheet.append([f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
+                  f"The Responses sheet holds the {shown} responses of templates that did not pass; "
+                  f"all {data.responses_total} are in responses.csv."])
+    sheet.append(["What was run (models, files, parameters, versions) is on the Run sheet."])
 
 
-def _run_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+def _run_sheet(sheet: Sheet, data: ReportData) -> None:
     """Provenance on its own sheet: one short line per item, so it prints within the page width."""
-    ws.column_dimensions["A"].width = 22
-    ws.column_dimensions["B"].width = 100
-    append(ws, [make_cell(ws, "What was run", styles, "title")])
+    sheet.width(0, 22)
+    sheet.width(1, 100)
+    sheet.append([styled("What was run", "title")])
     for label, value in _metadata(data.meta, data):
-        append(ws, [make_cell(ws, label, styles, "bold"), make_cell(ws, value, styles, "wrap")])
+        sheet.append([styled(label, "bold"), styled(value, "wrap")])
 
 
-def _matrix(ws: Any, styles: Styles, groups: list[Any], key: str, models: list[str], top: int,
-            title: str) -> tuple[int, int]:
-    """Append a key × model matrix of pass rates starting at row ``top``; return (first, last) data rows."""
+def _matrix(sheet: Sheet, groups: list[Any], key: str, models: list[str], title: str) -> tuple[int, int]:
+    """Write a key × model matrix of pass rates at the sheet's next row; return its (first, last) data rows, 0-based."""
     labels = list(dict.fromkeys(getattr(g, key) for g in groups))
     rate = {(getattr(g, key), f"{g.provider}:{g.model}"): g.pass_rate for g in groups}
-    append(ws, [make_cell(ws, title, styles, "bold")])
-    append(ws, [key, *(make_cell(ws, m, styles, "bold") for m in models)])
+    sheet.append([styled(title, "bold")])
+    sheet.append([key, *(styled(m, "bold") for m in models)])
+    first = sheet.row
     for label in labels:
         values = [rate.get((label, m)) for m in models]
-        append(ws, [label, *(make_cell(ws, round(v, 4) if v is not None else None, styles, "percent") for v in values)])
-    return top + 2, top + 1 + len(labels)
+        sheet.append([label, *(styled(round(v, 4) if v is not None else None, "percent") for v in values)])
+    return first, sheet.row - 1
 
 
-def _chart(ws: Any, first: int, last: int, n_models: int, title: str, anchor: str) -> None:
-    chart = BarChart()
-    chart.type = "col"
-    chart.title = title
-    chart.y_axis.title = "pass rate"
-    chart.y_axis.scaling.min = 0
-    chart.y_axis.scaling.max = 1
-    chart.y_axis.number_format = "0%"
-    chart.height, chart.width = 9, 18
-    values = Reference(ws, min_col=2, max_col=1 + n_models, min_row=first - 1, max_row=last)
-    chart.add_data(values, titles_from_data=True)
-    chart.set_categories(Reference(ws, min_col=1, min_row=first, max_row=last))
-    ws.add_chart(chart, anchor)
+def _chart(book: Book, sheet: Sheet, first: int, last: int, n_models: int, title: str, anchor: str) -> None:
+    """A native column chart of the matrix whose data rows are ``first``..``last`` (0-based)."""
+    chart = book.wb.add_chart({"type": "column"})
+    for col in range(1, n_models + 1):
+        chart.add_series({"name": [sheet.name, first - 1, col], "categories": [sheet.name, first, 0, last, 0],
+                          "values": [sheet.name, first, col, last, col]})
+    chart.set_title({"name": title})
+    chart.set_y_axis({"name": "pass rate", "min": 0, "max": 1, "num_format": "0%"})
+    chart.set_size({"width": CHART_PX[0], "height": CHART_PX[1]})
+    sheet.ws.insert_chart(anchor, chart)
 
 
-def _charts_sheet(ws: Any, styles: Styles, data: ReportData) -> None:
+def _charts_sheet(book: Book, sheet: Sheet, data: ReportData) -> None:
     models = data.models
-    ws.column_dimensions["A"].width = 18
-    for j, m in enumerate(models, 2):
-        ws.column_dimensions[get_column_letter(j)].width = max(12, len(m) + 2)
-    first, last = _matrix(ws, styles, data.by_concern, "concern", models, 1, "Pass rate by concern and model")
-    append(ws, [])
-    append(ws, [])
-    first2, last2 = _matrix(ws, styles, data.by_language, "language", models, last + 3, "Pass rate by language and model")
-    _chart(ws, first, last, len(models), "Pass rate by concern", f"{get_column_letter(len(models) + 3)}1")
-    _chart(ws, first2, last2, len(models), "Pass rate by language", f"{get_column_letter(len(models) + 3)}20")
+    sheet.width(0, 18)
+    for j, m in enumerate(models, 1):
+        sheet.width(j, max(12, len(m) + 2))
+    first, last = _matrix(sheet, data.by_concern, "concern", models, "Pass rate by concern and model")
+    sheet.append()
+    sheet.append()
+    first2, last2 = _matrix(sheet, data.by_language, "language", models, "Pass rate by language and model")
+    _chart(book, sheet, first, last, len(models), "Pass rate by concern", xl_rowcol_to_cell(0, len(models) + 2))
+    _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(19, len(models) + 2))
 
 
 def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dict[str, Any]]:
@@ -302,52 +367,41 @@ def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dic
 
 
 def write_excel(path: Path, data: ReportData) -> Path:
-    """Write the workbook in streaming (write-only) mode: fast and flat in memory for large runs."""
-    wb = Workbook(write_only=True)
-    styles = Styles(wb)
+    """Write the workbook: Summary first (the sheet that opens), provenance last."""
+    book = Book(path)
     names = ("Summary", "Charts", "Global", "Evaluations", "Responses") if data.evaluations else ("Summary",)
-    sheets = {name: wb.create_sheet(name) for name in names}
+    sheets = {name: book.sheet(name) for name in names}
     if data.probes:
-        sheets["Probes"] = wb.create_sheet("Probes")
+        sheets["Probes"] = book.sheet("Probes")
     if data.judge:
-        sheets["Judge"] = wb.create_sheet("Judge")
-    sheets["Run"] = wb.create_sheet("Run")
-    for ws in sheets.values():  # printable: landscape, every column on one page width
-        ws.page_setup.orientation = "landscape"
-        ws.page_setup.fitToWidth = 1
-        ws.page_setup.fitToHeight = 0
-        ws.sheet_properties.pageSetUpPr.fitToPage = True
-    _summary_sheet(sheets["Summary"], styles, data)
+        sheets["Judge"] = book.sheet("Judge")
+    sheets["Run"] = book.sheet("Run")
+    _summary_sheet(sheets["Summary"], data)
     if data.evaluations:
-        _template_sheets(sheets, styles, data)
+        _template_sheets(book, sheets, data)
     if data.probes:
-        add_table(sheets["Probes"], styles, PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+        add_table(sheets["Probes"], PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
     if data.judge:  # how often the judge LLM read an answer as the oracle did, per outcome
-        add_table(sheets["Judge"], styles, JUDGE_AGREEMENT_COLUMNS, data.judge, "JudgeAgreement")
-    _run_sheet(sheets["Run"], styles, data)
-    tmp = path.with_suffix(".tmp.xlsx")
-    wb.save(tmp)
-    tmp.replace(path)
-    return path
+        add_table(sheets["Judge"], JUDGE_AGREEMENT_COLUMNS, data.judge, "JudgeAgreement")
+    _run_sheet(sheets["Run"], data)
+    return book.close()
 
 
-def _template_sheets(sheets: dict[str, Any], styles: Styles, data: ReportData) -> None:
-    _charts_sheet(sheets["Charts"], styles, data)
-    add_table(sheets["Global"], styles, GLOBAL_COLUMNS, data.global_rows, "GlobalEvaluation",
+def _template_sheets(book: Book, sheets: dict[str, Sheet], data: ReportData) -> None:
+    _charts_sheet(book, sheets["Charts"], data)
+    add_table(sheets["Global"], GLOBAL_COLUMNS, data.global_rows, "GlobalEvaluation",
               color_columns=("verdict", "interval_vs_tolerance"))
     shown = workbook_responses(data)
     response_row: dict[str, int] = {}
     for i, r in enumerate(shown, 2):
         response_row.setdefault(r["key"], i)
-    ev = sheets["Evaluations"]
 
     def link(record: dict[str, Any], _row: int) -> Any:
         target = response_row.get(record["key"])
         if not target:
             return ""
-        cell = Cell(ev, row=1, column=1, value=f'=HYPERLINK("#\'Responses\'!A{target}","show responses")')  # our formula, not model text
-        return styles.apply(cell, "link")
+        return Formula(f'=HYPERLINK("#\'Responses\'!A{target}","show responses")', "show responses", ("link",))
 
-    add_table(ev, styles, ("key", *EVALUATION_COLUMNS), data.evaluations, "Evaluations",
+    add_table(sheets["Evaluations"], ("key", *EVALUATION_COLUMNS), data.evaluations, "Evaluations",
               color_columns=("oracle_verdict", "judge_verdict", "verdict"), extra=link)
-    add_table(sheets["Responses"], styles, ("key", *RESPONSE_COLUMNS), shown, "Responses")
+    add_table(sheets["Responses"], ("key", *RESPONSE_COLUMNS), shown, "Responses")

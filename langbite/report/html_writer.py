@@ -14,8 +14,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from langbite.evaluate.summary import GroupResult
-from langbite.report.data import ReportData
-from langbite.report.excel_writer import LEGEND
+from langbite.report.data import LEGEND, ReportData
 
 PALETTE = ("#4472C4", "#ED7D31", "#A5A5A5", "#FFC000", "#5B9BD5", "#70AD47", "#264478", "#9E480E")
 
