@@ -17,6 +17,7 @@ Scenarios, each printed with its target:
   folder: in process, and as ``langbite run`` in a new process (start-up included).
 - latency: 2,000 calls at 200 ms latency, concurrency 32: execution time against ideal.
 - zero latency: calls per second of the harness and of the bare client.
+- reports: the workbook and the page of a 3,000-response run, each timed around its writer.
 - in-process: 100,000 prompt instances on an in-process fake chat model, end to end
   (instantiate, execute, evaluate, write CSVs and reports): instances per second and peak memory.
 - help: how long ``langbite --help`` takes.
@@ -237,6 +238,49 @@ def in_process(quick: bool) -> None:
     row("peak memory", f"{peak_mb:.0f} MB", "target < 300 MB" if not quick else "", peak_mb < 300 if not quick else None)
 
 
+def reports(quick: bool) -> None:
+    """The workbook and the page of a 3,000-response run, timed around their writers (median of 5 rebuilds)."""
+    import csv
+    import io
+
+    from langbite.report.data import gather
+    from langbite.report.excel_writer import write_excel
+    from langbite.report.html_writer import write_html
+    from langbite.runner import RunOptions, plan_of, prepare, run
+    from langbite.execute.journal import read_journal
+
+    n = 500 if quick else 3000
+    library, model = make_campaign(WORK / "reports", templates=n // 20, communities=20, model="openai:mock-gpt",
+                                   concurrency=64)
+    out = WORK / "reports-run"
+    with mock(0.0) as url:
+        options = RunOptions(base_url=url, concurrency=64, use_cache=False, progress=False, templates=[library])
+        result = run(prepare(model, options), out, options)
+    plan, answers = plan_of(out), read_journal(out)
+    data = gather(out, plan, answers, list(result.evaluations))
+    workbook, page, reference = [], [], []
+    for _ in range(5):
+        started = time.perf_counter()
+        write_excel(out / "report.xlsx", data)
+        workbook.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        write_html(out / "report.html", data)
+        page.append(time.perf_counter() - started)
+        started = time.perf_counter()  # reference: the same rows through the standard library's csv writer
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        for records in (data.responses, data.evaluations):
+            for r in records:
+                writer.writerow(r.values())
+        reference.append(time.perf_counter() - started)
+    both = statistics.median(w + p for w, p in zip(workbook, page))
+    print(f"reports: {len(data.responses)} responses, {len(data.evaluations)} template verdicts")
+    row("report.xlsx (median of 5)", f"{statistics.median(workbook):.3f} s")
+    row("report.html (median of 5)", f"{statistics.median(page):.3f} s")
+    row("both", f"{both:.3f} s", "target < 0.5 s", both < 0.5)
+    row("both / the same rows through csv.writer", f"{both / statistics.median(reference):.1f}x")
+
+
 def help_time() -> None:
     times = []
     for _ in range(5):
@@ -249,7 +293,7 @@ def help_time() -> None:
 
 
 SCENARIOS: dict[str, Any] = {"campaign": campaign, "latency": latency_bound, "zero": zero_latency,
-                             "inprocess": in_process}
+                             "reports": reports, "inprocess": in_process}
 
 
 def main() -> None:

@@ -201,7 +201,13 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     plan = Plan(config, ())
     if config.requirements:
         paths = options.templates or [Path(t) for t in config.templates] or default_template_files()
-        library = load_library(paths, declared=_declared(config))
+        if options.use_cache:  # an unchanged library is not checked again (langbite/library/memo.py)
+            from langbite.execute.cache import default_cache_dir
+            from langbite.library.memo import load_library_remembered
+
+            library = load_library_remembered(paths, default_cache_dir() / "libraries", _declared(config))
+        else:
+            library = load_library(paths, declared=_declared(config))
         _warn_excluded(library)
         files = library.files
         plan = dataclasses.replace(build_plan(config, library.templates, options.selection),

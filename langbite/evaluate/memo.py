@@ -53,6 +53,9 @@ def fingerprint(lexicons_generation: int) -> str:
     return digest.hexdigest()
 
 
+_CASE_FIELDS = dataclasses.fields(Case)
+
+
 def _shipped(oracle: Oracle) -> bool:
     return type(oracle).__module__.startswith("langbite.oracles.")
 
@@ -61,8 +64,9 @@ def reading_key(oracle: Oracle, prediction: str, case: Case) -> str | None:
     """The memo key of ``oracle`` reading ``case``; None for an oracle that does not ship with langbite."""
     if not _shipped(oracle):
         return None
-    material = json.dumps([fingerprint(lexicons.generation), type(oracle).__qualname__, prediction,
-                           dataclasses.asdict(case)], ensure_ascii=False)
+    fields = [getattr(case, f.name) for f in _CASE_FIELDS]  # every field of the case, whatever it grows to
+    material = json.dumps([fingerprint(lexicons.generation), type(oracle).__qualname__, prediction, fields],
+                          ensure_ascii=False)
     return hashlib.sha256(material.encode("utf-8")).hexdigest()
 
 
