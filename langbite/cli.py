@@ -459,6 +459,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
     cache = ResponseCache()
     if args.action == "clear":
         print(f"removed {cache.clear()} cached answers from {cache.path}")
+        for entry in (cache.path.parent / "libraries").glob("*.pickle"):  # remembered libraries (library/memo.py)
+            entry.unlink(missing_ok=True)
     else:
         print(f"{cache.path}: {cache.count()} cached answers")
     cache.close()

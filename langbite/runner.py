@@ -478,10 +478,16 @@ async def arebuild(run_dir: Path) -> RunResult:
                                  "the reports were left as they are")
     answers = read_journal(run_dir)
     memo = JudgeMemo(run_dir)
+    from langbite.execute.cache import default_cache_dir
+
+    remembered = default_cache_dir() / "responses.sqlite3"  # readings of an earlier run or rebuild, if any
+    readings = ReadingMemo(remembered) if remembered.exists() else None
     try:
-        evaluations = await _evaluate(plan, answers, memo.asker(None))
+        evaluations = await _evaluate(plan, answers, memo.asker(None), readings)
     finally:
         memo.close()
+        if readings is not None:
+            readings.close()
     probes = _finish_probes(plan, answers) if plan.config.probes else []
     groups = write_reports(run_dir, plan, answers, evaluations, probes)
     write_documents(run_dir, plan, answers, evaluations)

@@ -191,3 +191,25 @@ def test_no_cache_leaves_the_library_memo_alone(tmp_path: Path, monkeypatch: pyt
     plan = prepare(model, RunOptions(templates=[library]))
     assert len(list((tmp_path / "cache" / "libraries").glob("*.pickle"))) == 1
     assert prepare(model, RunOptions(templates=[library])) == plan
+
+
+def test_cache_clear_forgets_readings_and_libraries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+
+    monkeypatch.setenv("LANGBITE_CACHE_DIR", str(tmp_path / "cache"))
+    library, model = _campaign(tmp_path)
+    with MockOpenAI(MockConfig()) as server:
+        options = RunOptions(base_url=server.base_url, templates=[library], progress=False)
+        run(prepare(model, options), tmp_path / "run", options)
+    db = tmp_path / "cache" / "responses.sqlite3"
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT COUNT(*) FROM readings").fetchone()[0] > 0
+    assert list((tmp_path / "cache" / "libraries").glob("*.pickle"))
+    done = subprocess.run([sys.executable, "-m", "langbite", "cache", "clear"], capture_output=True, text=True,
+                          env={**os.environ, "LANGBITE_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(db) as c:
+        assert c.execute("SELECT name FROM sqlite_master WHERE name = 'readings'").fetchall() == []
+        assert c.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+    assert not list((tmp_path / "cache" / "libraries").glob("*.pickle"))
