@@ -76,6 +76,17 @@ def test_requests_a_batch_failed_are_asked_interactively(tmp_path: Path) -> None
     assert failed_in_batch > 0 and all(r["response"] and not r["error"] for r in responses)
 
 
+def test_every_answer_s_tokens_are_counted_once(tmp_path: Path) -> None:
+    """Batch answers, and the ones a failed batch line got interactively, each count their tokens once."""
+    path = model(tmp_path)
+    with MockOpenAI(MockConfig(batch_fail_rate=0.3, seed=3)) as server:
+        run(path, tmp_path / "batch", server.base_url, "--batch", "--batch-poll", "0.01")
+    counts = json.loads((tmp_path / "batch" / "run.json").read_text())["counts"]
+    responses = rows(tmp_path / "batch", "responses.csv")
+    assert counts["tokens_in"] == sum(int(r["tokens_in"]) for r in responses) > 0
+    assert counts["tokens_out"] == sum(int(r["tokens_out"]) for r in responses)
+
+
 @pytest.mark.parametrize("end", ["expired", "failed"])
 def test_an_expired_or_failed_batch_loses_nothing(tmp_path: Path, end: str) -> None:
     path = model(tmp_path)

@@ -28,10 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langbite.execute.cache import cache_key
 from langbite.execute.engine import Engine, Job, describe
-from langbite.execute.services import Generation, InvalidReply, read_completion
-from langbite.model import Answer
+from langbite.execute.services import InvalidReply, read_completion
 
 log = logging.getLogger(__name__)
 MAX_PER_BATCH = 50_000  # OpenAI's limit of requests per batch
@@ -75,22 +73,6 @@ class BatchRunner:
         self.poll_seconds = poll_seconds
         self.state = BatchState.load(run_dir)
 
-    def _answer(self, job: Job, generation: Generation | None, error: str = "", cached: bool = False) -> None:
-        if generation is not None:
-            self.engine.stats.tokens_in += generation.tokens_in
-            self.engine.stats.tokens_out += generation.tokens_out
-        answer = Answer(model=job.model, key=job.key, repetition=job.repetition,
-                        text=generation.text if generation else "", error=error, cached=cached,
-                        tokens_in=generation.tokens_in if generation else 0,
-                        tokens_out=generation.tokens_out if generation else 0, seconds=0.0)
-        if self.engine.journal is not None:
-            self.engine.journal.write(answer)
-
-    def _cache_key(self, spec: str, job: Job) -> str:
-        service = self.engine.services[spec]
-        return cache_key(service.provider, service.model, service.identity, job.prompt,
-                         self.engine.params_for(spec, job.repetition), job.repetition)
-
     async def run(self, spec: str, jobs: Iterable[Job]) -> None:
         """Submit what is not already in a batch, wait for every batch of ``spec``, journal the answers."""
         service = self.engine.services[spec]
@@ -101,10 +83,10 @@ class BatchRunner:
             if (job.key, job.repetition) in in_flight:
                 continue
             if self.engine.cache is not None:
-                hit = self.engine.cache.get(self._cache_key(spec, job))
+                hit = self.engine.cache.get(self.engine.cache_key_for(spec, job.prompt, job.repetition))
                 if hit is not None:
                     self.engine.stats.cache_hits += 1
-                    self._answer(job, hit, cached=True)
+                    self.engine.record(job, hit, cached=True)
                     continue
             todo.append(job)
         for start in range(0, len(todo), MAX_PER_BATCH):
@@ -170,8 +152,9 @@ class BatchRunner:
                         continue
                     job = Job(spec, entry["key"], entry["prompt"], entry["repetition"])
                     if self.engine.cache is not None:
-                        self.engine.cache.put(self._cache_key(spec, job), generation)
-                    self._answer(job, generation)
+                        self.engine.cache.put(self.engine.cache_key_for(spec, job.prompt, job.repetition), generation)
+                    self.engine.count_tokens(generation)
+                    self.engine.record(job, generation)
                     answered.add(custom_id)
                 else:
                     error = record.get("error") or (response.get("body") or {}).get("error") or {}
@@ -185,7 +168,7 @@ class BatchRunner:
             retried, error, cached = await self.engine.complete(spec, job.prompt, job.repetition)
             if retried is None and not error:
                 error = errors.get(entry["custom_id"], "no answer in the batch")
-            self._answer(job, retried, error=error, cached=cached)
+            self.engine.record(job, retried, error=error, cached=cached)  # complete() counted its tokens
         batch["status"] = "collected"
         batch["ended_as"] = info["status"]
         self.state.save()

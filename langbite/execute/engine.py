@@ -220,13 +220,35 @@ class Engine:
             params = dataclasses.replace(params, system_prompt=self.system_prompts[spec])
         return params
 
+    def cache_key_for(self, spec: str, prompt: str, repetition: int) -> str:
+        """The response cache's key of ``prompt`` sent to ``spec`` for ``repetition``."""
+        service = self.services[spec]
+        return cache_key(service.provider, service.model, service.identity, prompt, self.params_for(spec, repetition),
+                         repetition)
+
+    def count_tokens(self, generation: Generation) -> None:
+        """Add a fresh answer's tokens to the run's counts (a cached answer costs none)."""
+        self.stats.tokens_in += generation.tokens_in
+        self.stats.tokens_out += generation.tokens_out
+
+    def record(self, job: Job, generation: Generation | None, error: str = "", cached: bool = False,
+               seconds: float = 0.0) -> None:
+        """Journal what ``job`` got: its answer, or the error that stands in its place."""
+        if self.journal is None:
+            return
+        self.journal.write(Answer(
+            model=job.model, key=job.key, repetition=job.repetition,
+            text=generation.text if generation else "", error=error, cached=cached,
+            tokens_in=generation.tokens_in if generation else 0,
+            tokens_out=generation.tokens_out if generation else 0, seconds=round(seconds, 4)))
+
     async def complete(self, spec: str, prompt: str, repetition: int = 0) -> tuple[Generation | None, str, bool]:
         """(generation, error, cached) for one prompt; provider faults become an error string."""
         service = self.services[spec]
         params = self.params_for(spec, repetition)
         key = ""
         if self.cache is not None:
-            key = cache_key(service.provider, service.model, service.identity, prompt, params, repetition)
+            key = self.cache_key_for(spec, prompt, repetition)
             hit = self.cache.get(key)
             if hit is not None:
                 self.stats.cache_hits += 1
@@ -241,8 +263,7 @@ class Engine:
             return None, describe(exc, self.timeout), False
         if self.budget is not None:
             self.budget.settle(spec, reserved, prompt, generation.text, generation.tokens_in, generation.tokens_out)
-        self.stats.tokens_in += generation.tokens_in
-        self.stats.tokens_out += generation.tokens_out
+        self.count_tokens(generation)
         if self.cache is not None:
             self.cache.put(key, generation)
         return generation, "", False
@@ -255,15 +276,7 @@ class Engine:
             except BudgetReached:  # this job stays unanswered (resumable); the other workers stop at theirs
                 self.budget_reached = True
                 return
-            answer = Answer(
-                model=job.model, key=job.key, repetition=job.repetition,
-                text=generation.text if generation else "", error=error, cached=cached,
-                tokens_in=generation.tokens_in if generation else 0,
-                tokens_out=generation.tokens_out if generation else 0,
-                seconds=round(time.perf_counter() - start, 4),
-            )
-            if self.journal is not None:
-                self.journal.write(answer)
+            self.record(job, generation, error, cached, time.perf_counter() - start)
             if bar is not None:
                 bar.update(1)
                 adaptive = self.adaptive.get(job.model)
