@@ -13,6 +13,7 @@ run goes on. Every answer is written to the journal as it arrives.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import email.utils
 import gc
@@ -196,20 +197,18 @@ class Engine:
                 if limits is not None:
                     await limits.acquire(prompt, params.max_tokens)
                 self.stats.calls += 1
-                if adaptive is None:
-                    async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
-                        return await service.agenerate(prompt, params)
-                async with adaptive:
+                async with adaptive or contextlib.nullcontext():
                     try:
-                        async with asyncio.timeout(self.timeout):
+                        async with asyncio.timeout(self.timeout):  # unlike wait_for, no extra task per call
                             generation = await service.agenerate(prompt, params)
                     except Exception as exc:
-                        if status_code(exc) == 429:
+                        if adaptive is not None and status_code(exc) == 429:
                             adaptive.throttled()
-                        else:
+                        elif adaptive is not None:
                             adaptive.answered()
                         raise
-                    adaptive.answered()
+                    if adaptive is not None:
+                        adaptive.answered()
                     return generation
         raise AssertionError("unreachable")  # AsyncRetrying either returns or re-raises
 
