@@ -397,12 +397,8 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
 
             raise BudgetReached(engine.budget.spent, engine.budget.limit)
         answers = read_journal(run_dir)
-        readings = ReadingMemo(engine.cache.path) if engine.cache is not None else None
-        try:
-            evaluations = await _evaluate(plan, answers, memo.asker(engine), readings)
-        finally:
-            if readings is not None:
-                readings.close()
+        readings = ReadingMemo(engine.cache) if engine.cache is not None else None
+        evaluations = await _evaluate(plan, answers, memo.asker(engine), readings)
     finally:
         await close_services(engine.services.values())
     return stats, answers, evaluations
@@ -478,16 +474,16 @@ async def arebuild(run_dir: Path) -> RunResult:
                                  "the reports were left as they are")
     answers = read_journal(run_dir)
     memo = JudgeMemo(run_dir)
-    from langbite.execute.cache import default_cache_dir
+    from langbite.execute.cache import ResponseCache, default_cache_dir
 
     remembered = default_cache_dir() / "responses.sqlite3"  # readings of an earlier run or rebuild, if any
-    readings = ReadingMemo(remembered) if remembered.exists() else None
+    cache = ResponseCache(remembered) if remembered.exists() else None
     try:
-        evaluations = await _evaluate(plan, answers, memo.asker(None), readings)
+        evaluations = await _evaluate(plan, answers, memo.asker(None), ReadingMemo(cache) if cache else None)
     finally:
         memo.close()
-        if readings is not None:
-            readings.close()
+        if cache is not None:
+            cache.close()
     probes = _finish_probes(plan, answers) if plan.config.probes else []
     groups = write_reports(run_dir, plan, answers, evaluations, probes)
     write_documents(run_dir, plan, answers, evaluations)

@@ -18,6 +18,7 @@ import pytest
 from conftest import REPO
 from langbite.evaluate import memo as reading_memo
 from langbite.evaluate.evaluation import _read
+from langbite.execute.cache import ResponseCache
 from langbite.library import memo as library_memo
 from langbite.library.templates import load_library
 from langbite.oracles import Case, Oracle, OracleResult, oracles, parse_prediction, register
@@ -42,13 +43,13 @@ def _oracle(text: str) -> Oracle:
 def test_a_reading_is_remembered_and_equals_a_fresh_one(tmp_path: Path) -> None:
     oracle = _oracle(STANCE)
     fresh = oracle.evaluate(CASE)
-    memo = reading_memo.ReadingMemo(tmp_path / "responses.sqlite3")
-    assert _read(oracle, STANCE, CASE, memo) == fresh  # read, then kept
-    memo.close()
-    memo = reading_memo.ReadingMemo(tmp_path / "responses.sqlite3")
+    cache = ResponseCache(tmp_path / "responses.sqlite3")
+    assert _read(oracle, STANCE, CASE, reading_memo.ReadingMemo(cache)) == fresh  # read, then kept
+    cache.close()
+    cache = ResponseCache(tmp_path / "responses.sqlite3")
     key = reading_memo.reading_key(oracle, STANCE, CASE)
-    assert key is not None and memo.get(key) == fresh  # from the database, in a new memo
-    memo.close()
+    assert key is not None and reading_memo.ReadingMemo(cache).get(key) == fresh  # from the database, anew
+    cache.close()
 
 
 def test_anything_that_can_change_a_reading_changes_its_key() -> None:
@@ -90,9 +91,9 @@ def test_a_plugin_oracle_is_never_remembered(tmp_path: Path) -> None:
     try:
         text = '{"operation": "alwaysFair"}'
         assert reading_memo.reading_key(_oracle(text), text, CASE) is None
-        memo = reading_memo.ReadingMemo(tmp_path / "responses.sqlite3")
-        _read(_oracle(text), text, CASE, memo)
-        memo.close()
+        cache = ResponseCache(tmp_path / "responses.sqlite3")
+        _read(_oracle(text), text, CASE, reading_memo.ReadingMemo(cache))
+        cache.close()
         with sqlite3.connect(tmp_path / "responses.sqlite3") as db:
             assert db.execute("SELECT COUNT(*) FROM readings").fetchone()[0] == 0
     finally:
@@ -105,13 +106,13 @@ def test_a_damaged_memo_is_switched_off_and_the_answers_are_read_again(tmp_path:
     oracle = _oracle(STANCE)
     key = reading_memo.reading_key(oracle, STANCE, CASE)
     assert key is not None
-    reading_memo.ReadingMemo(path).close()
+    ResponseCache(path).close()
     with sqlite3.connect(path) as db:  # a row that is not what the memo writes is never trusted
         db.execute("INSERT INTO readings VALUES (?, ?, 0)", (key, '["Failed", "forged"'))
-    memo = reading_memo.ReadingMemo(path)
-    assert _read(oracle, STANCE, CASE, memo) == oracle.evaluate(CASE)
+    cache = ResponseCache(path)
+    assert _read(oracle, STANCE, CASE, reading_memo.ReadingMemo(cache)) == oracle.evaluate(CASE)
     assert "remembered readings are off" in caplog.text
-    memo.close()
+    cache.close()
 
 
 def _campaign(tmp: Path) -> tuple[Path, Path]:

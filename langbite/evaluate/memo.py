@@ -10,9 +10,10 @@ lexicon, a lexicon added at run time) gives new keys and the answers are read
 again. Oracles that do not ship with
 langbite are never remembered: their code is not part of the key.
 
-The memo lives in the response cache's SQLite file (its own table), so
-``langbite cache clear`` and ``--no-cache`` apply to it as to answers. A memo
-that cannot be read or written is switched off with a warning; it only saves
+The memo lives in the response cache's SQLite file (its own table, written and
+flushed with the answers), so ``langbite cache clear`` and ``--no-cache`` apply
+to it as to answers, and a damaged database is reported as the cache reports it.
+A row that does not decode switches the memo off with a warning; it only saves
 time, so losing it never changes a verdict.
 """
 
@@ -22,10 +23,9 @@ import dataclasses
 import hashlib
 import json
 import logging
-import sqlite3
-import time
 from functools import cache
 from pathlib import Path
+from typing import Protocol
 
 import langbite
 from langbite.model import Outcome, Verdict
@@ -80,52 +80,33 @@ def _decode(text: str) -> OracleResult:
     return OracleResult(Verdict(verdict), reason, tuple(Outcome(o) for o in outcomes), tuple(biased))
 
 
+class Store(Protocol):
+    """Where readings are kept: the response cache (:class:`langbite.execute.cache.ResponseCache`)."""
+
+    def get_reading(self, key: str) -> str | None: ...
+
+    def put_reading(self, key: str, text: str) -> None: ...
+
+
 class ReadingMemo:
-    """Key → template reading, in the response cache's database."""
+    """Template readings by key, kept in the response cache's database (which writes and flushes them)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._pending: list[tuple[str, str, float]] = []
-        self._db: sqlite3.Connection | None = None
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(path, timeout=30, isolation_level=None)
-            db.execute("CREATE TABLE IF NOT EXISTS readings (key TEXT PRIMARY KEY, result TEXT NOT NULL, created REAL)")
-            self._db = db
-        except (sqlite3.DatabaseError, OSError) as exc:
-            self._off(exc)
-
-    def _off(self, exc: Exception) -> None:
-        log.warning("remembered readings are off for this run (%s): every answer is read again", exc)
-        if self._db is not None:
-            self._db.close()
-        self._db = None
+    def __init__(self, store: Store) -> None:
+        self.store: Store | None = store
 
     def get(self, key: str) -> OracleResult | None:
-        if self._db is None:
+        if self.store is None:
+            return None
+        text = self.store.get_reading(key)
+        if text is None:
             return None
         try:
-            row = self._db.execute("SELECT result FROM readings WHERE key = ?", (key,)).fetchone()
-            return _decode(row[0]) if row else None
-        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:  # a damaged row is read again, never trusted
-            self._off(exc)
+            return _decode(text)
+        except (ValueError, TypeError) as exc:  # a row the memo did not write is never trusted
+            log.warning("remembered readings are off for this run (%s): every answer is read again", exc)
+            self.store = None
             return None
 
     def put(self, key: str, result: OracleResult) -> None:
-        if self._db is not None:
-            self._pending.append((key, _encode(result), time.time()))
-
-    def close(self) -> None:
-        if self._db is None:
-            return
-        try:
-            if self._pending:
-                with self._db:
-                    self._db.execute("BEGIN")
-                    self._db.executemany("INSERT OR REPLACE INTO readings VALUES (?, ?, ?)", self._pending)
-        except sqlite3.DatabaseError as exc:
-            self._off(exc)
-            return
-        self._pending.clear()
-        self._db.close()
-        self._db = None
+        if self.store is not None:
+            self.store.put_reading(key, _encode(result))

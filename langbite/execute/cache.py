@@ -65,6 +65,7 @@ class ResponseCache:
                     old.replace(Path(str(aside) + suffix))
             self._db = self._open()
         self._pending: list[tuple[str, str, int, int, float]] = []
+        self._pending_readings: list[tuple[str, str, float]] = []
         self._batch = batch
 
     def _open(self) -> sqlite3.Connection:
@@ -76,6 +77,7 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
                 " tokens_in INTEGER, tokens_out INTEGER, created REAL)"
             )
+            db.execute("CREATE TABLE IF NOT EXISTS readings (key TEXT PRIMARY KEY, result TEXT NOT NULL, created REAL)")
             db.execute("SELECT key FROM responses ORDER BY rowid DESC LIMIT 1").fetchall()
         except sqlite3.DatabaseError:
             db.close()
@@ -116,25 +118,40 @@ class ResponseCache:
         if len(self._pending) >= self._batch:
             self.flush()
 
+    def get_reading(self, key: str) -> str | None:
+        """A remembered template reading (langbite.evaluate.memo encodes and keys them), or None."""
+        try:
+            row = self._db.execute("SELECT result FROM readings WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._damaged(exc)
+            return None
+        return str(row[0]) if row else None
+
+    def put_reading(self, key: str, text: str) -> None:
+        self._pending_readings.append((key, text, time.time()))
+
     def flush(self) -> None:
-        if not self._pending:
+        if not self._pending and not self._pending_readings:
             return
         try:
             with self._db:
                 self._db.execute("BEGIN")
                 self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", self._pending)
+                self._db.executemany("INSERT OR REPLACE INTO readings VALUES (?, ?, ?)", self._pending_readings)
         except sqlite3.DatabaseError as exc:
             self._damaged(exc)
         self._pending.clear()
+        self._pending_readings.clear()
 
     def clear(self) -> int:
         """Empty the cache and its remembered readings; return how many answers it held (0 when it was
         damaged, and is now rebuilt)."""
         self._pending.clear()
+        self._pending_readings.clear()
         try:
             n = self.count()
             self._db.execute("DELETE FROM responses")
-            self._db.execute("DROP TABLE IF EXISTS readings")  # remembered readings (langbite.evaluate.memo)
+            self._db.execute("DROP TABLE IF EXISTS readings")  # made again when the cache is next opened
             self._db.execute("VACUUM")
             return n
         except sqlite3.DatabaseError:
