@@ -459,8 +459,9 @@ def cmd_cache(args: argparse.Namespace) -> int:
     cache = ResponseCache()
     if args.action == "clear":
         print(f"removed {cache.clear()} cached answers from {cache.path}")
-        for entry in (cache.path.parent / "libraries").glob("*.pickle"):  # remembered libraries (library/memo.py)
-            entry.unlink(missing_ok=True)
+        from langbite.library.memo import forget
+
+        forget()  # remembered libraries, beside the answers
     else:
         print(f"{cache.path}: {cache.count()} cached answers")
     cache.close()

@@ -8,6 +8,7 @@ from the repository) the top-level folders are used directly.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -44,3 +45,18 @@ def requirements_schema_path() -> Path:
 
 def concerns_path() -> Path:
     return templates_dir() / "concerns.json"
+
+
+@cache
+def source_digest(*patterns: str) -> str:
+    """A digest of langbite's own files matching ``patterns`` (relative to the package, e.g. ``oracles/*.py``).
+
+    What langbite remembers between runs (readings, loaded libraries) is keyed by the content of the code
+    that computed it, so any change to that code, released or not, computes it again.
+    """
+    digest = hashlib.sha256()
+    for pattern in patterns:
+        for path in sorted(_PACKAGE.glob(pattern)):
+            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()

@@ -202,10 +202,9 @@ def prepare(config: RequirementsModel | Path | str, options: RunOptions | None =
     if config.requirements:
         paths = options.templates or [Path(t) for t in config.templates] or default_template_files()
         if options.use_cache:  # an unchanged library is not checked again (langbite/library/memo.py)
-            from langbite.execute.cache import default_cache_dir
-            from langbite.library.memo import load_library_remembered
+            from langbite.library.memo import default_folder, load_library_remembered
 
-            library = load_library_remembered(paths, default_cache_dir() / "libraries", _declared(config))
+            library = load_library_remembered(paths, default_folder(), _declared(config))
         else:
             library = load_library(paths, declared=_declared(config))
         _warn_excluded(library)

@@ -24,17 +24,15 @@ import hashlib
 import json
 import logging
 from functools import cache
-from pathlib import Path
 from typing import Protocol
 
-import langbite
 from langbite.model import Outcome, Verdict
 from langbite.oracles import Case, Oracle, OracleResult
 from langbite.oracles.lexicon import all_lexicons, lexicons
+from langbite.resources import source_digest
 
 log = logging.getLogger(__name__)
 
-_PACKAGE = Path(langbite.__file__).parent
 # The code a reading runs: the oracles with their lexicons, the JSON reader and the outcome types.
 _READING_CODE = ("oracles/*.py", "oracles/data/lexicons/*.json", "jsontext.py", "model.py")
 
@@ -42,11 +40,7 @@ _READING_CODE = ("oracles/*.py", "oracles/data/lexicons/*.json", "jsontext.py", 
 @cache
 def fingerprint(lexicons_generation: int) -> str:
     """What the reading code and the registered lexicons are, as a digest (one per lexicon registry state)."""
-    digest = hashlib.sha256()
-    for pattern in _READING_CODE:
-        for path in sorted(_PACKAGE.glob(pattern)):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
+    digest = hashlib.sha256(source_digest(*_READING_CODE).encode())
     for lexicon in sorted(all_lexicons(), key=lambda x: x.language):
         fields = {k: sorted(v) if isinstance(v, frozenset) else v for k, v in dataclasses.asdict(lexicon).items()}
         digest.update(json.dumps(fields, ensure_ascii=False, sort_keys=True).encode())

@@ -25,17 +25,14 @@ import logging
 import os
 import pickle
 from collections.abc import Iterable
-from functools import cache
 from pathlib import Path
 
-import langbite
 from langbite.library.templates import Library, load_library, template_files
 from langbite.oracles import oracles
-from langbite.resources import concerns_path, oracle_schema_path
+from langbite.resources import concerns_path, oracle_schema_path, source_digest
 
 log = logging.getLogger(__name__)
 
-_PACKAGE = Path(langbite.__file__).parent
 # The code a library load runs: the library package with its data, the oracles and their schema, the error
 # collector and the value types.
 _LOADING_CODE = ("library/*.py", "library/data/*/*.json", "oracles/*.py", "schemas.py", "errors.py", "model.py",
@@ -43,24 +40,26 @@ _LOADING_CODE = ("library/*.py", "library/data/*/*.json", "oracles/*.py", "schem
 KEEP = 16  # entries kept; older ones are removed when a new one is written
 
 
-@cache
-def _code() -> str:
-    digest = hashlib.sha256()
-    for pattern in _LOADING_CODE:
-        for path in sorted(_PACKAGE.glob(pattern)):
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
-    for path in (oracle_schema_path(), concerns_path()):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+def default_folder() -> Path:
+    """Where remembered libraries are kept: ``libraries/`` in the cache folder."""
+    from langbite.execute.cache import default_cache_dir
+
+    return default_cache_dir() / "libraries"
+
+
+def forget(folder: Path | None = None) -> None:
+    """Remove every remembered library (``langbite cache clear``)."""
+    for entry in (folder or default_folder()).glob("*.pickle"):
+        entry.unlink(missing_ok=True)
 
 
 def _key(files: list[Path], declared: dict[str, set[str]] | None) -> str:
-    digest = hashlib.sha256(_code().encode())
+    digest = hashlib.sha256(source_digest(*_LOADING_CODE).encode())
     digest.update(json.dumps([sorted(oracles.names()), sorted((k, sorted(v)) for k, v in (declared or {}).items())],
                              ensure_ascii=False).encode())
     folders = dict.fromkeys(f.parent for f in files)
-    for path in [*files, *(folder / "concerns.json" for folder in folders)]:
+    shipped = [oracle_schema_path(), concerns_path()]  # data the loader reads besides the files
+    for path in [*shipped, *files, *(folder / "concerns.json" for folder in folders)]:
         digest.update(str(path).encode())
         digest.update(path.read_bytes() if path.is_file() else b"\0absent")
     return digest.hexdigest()
