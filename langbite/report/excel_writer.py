@@ -6,7 +6,7 @@ charts), Global, Evaluations (each row links to its responses), Responses,
 Probes when probes ran, Judge when the judge LLM ran, and Run (provenance).
 
 Written with XlsxWriter, which writes a 3,000-response workbook in a fraction
-of the time a general-purpose read/write library takes (``bench/report_bench.py``).
+of the time a general-purpose read/write library takes (``bench/run_bench.py --only reports``).
 Model text is data: every text goes through :mod:`langbite.report.cells`
 (characters Excel rejects removed, then the formula check) and is written as a
 string, never as a formula; a text that a spreadsheet could take for a formula
@@ -31,10 +31,10 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
-from langbite.report.data import LEGEND, LEGEND_LINES, PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
+from langbite.report.data import LEGEND_LINES, PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
-__all__ = ["LEGEND", "Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
+__all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
 
 FILL = {
     "Passed": "C6EFCE", "Failed": "FFC7CE", "Error": "FFEB9C", "Not evaluated": "D9D9D9",
@@ -116,31 +116,27 @@ class Sheet:
         ws.set_landscape()  # printable: every column on one page width
         ws.fit_to_pages(1, 0)
 
-    def write(self, row: int, col: int, value: Any) -> None:
-        names: tuple[str, ...] = ()
+    def write(self, row: int, col: int, value: Any, names: tuple[str, ...] = ()) -> None:
+        """One cell: text through the cell guard, numbers as numbers, our links as formulas."""
         if isinstance(value, Styled):
-            names, value = value.names, value.value
-        if isinstance(value, Formula):
-            self.ws.write_formula(row, col, value.text, self.styles.format(value.names), value.shown)
-            return
-        if isinstance(value, str):
+            names, value = (*names, *value.names), value.value
+        if type(value) is str:  # most cells: first, and with no other check
             text = clean(value)
             if formula_like(text) and "text" not in names:
                 names = (*names, "text")
             if text:
                 self.ws.write_string(row, col, text, self.styles.format(names))
-                return
-            value = None
+            elif names:
+                self.ws.write_blank(row, col, None, self.styles.format(names))
+        elif isinstance(value, Formula):
+            self.ws.write_formula(row, col, value.text, self.styles.format(value.names), value.shown)
         elif isinstance(value, bool):
             self.ws.write_boolean(row, col, value, self.styles.format(names))
-            return
         elif isinstance(value, numbers.Real) and math.isfinite(value):
             self.ws.write_number(row, col, float(value), self.styles.format(names))
-            return
         elif value is not None:  # NaN, infinities and anything else are shown as text
-            self.ws.write_string(row, col, clean(str(value)), self.styles.format(names))
-            return
-        if names:
+            self.write(row, col, str(value), names)
+        elif names:
             self.ws.write_blank(row, col, None, self.styles.format(names))
 
     def append(self, values: Sequence[Any] = ()) -> None:
@@ -173,7 +169,6 @@ class Book:
 
 
 _NUMBER_START = frozenset("0123456789-+.")
-_MISSING = object()
 
 
 def _number(value: Any) -> Any:
@@ -215,41 +210,16 @@ def add_table(sheet: Sheet, columns: Sequence[str], records: Sequence[dict[str, 
     # (values read back from CSV files), whether its value picks a fill colour.
     spec = [(col, c, (("wrap",) if c in WIDE else ()) + (("percent",) if c in PERCENT else ()),
              c not in TEXT_ONLY, c in color_columns) for col, c in enumerate(columns)]
-    formats: dict[tuple[str, ...], Format | None] = {}
-
-    def fmt(names: tuple[str, ...]) -> Format | None:
-        found = formats.get(names, _MISSING)
-        if found is _MISSING:
-            found = formats[names] = styles.format(names)
-        return found
-
-    plain = {names: fmt(names) for _, _, names, _, _ in spec}
-    write_string, write_number = ws.write_string, ws.write_number
     row = first + 1
     for record in records:
         for col, c, names, numeric, colored in spec:
             value = record.get(c, "")
-            if type(value) is str and value:
-                if numeric and value[0] in _NUMBER_START:
-                    value = _number(value)
-                if type(value) is str:  # the common case, inlined: clean, guard, write
-                    text = clean(value)
-                    if colored and styles.has(f"fill:{text}"):
-                        cell_names = (*names, f"fill:{text}")
-                    else:
-                        cell_names = names
-                    if formula_like(text):
-                        cell_names = (*cell_names, "text")
-                    if text:
-                        write_string(row, col, text, plain[names] if cell_names is names else fmt(cell_names))
-                    elif cell_names:
-                        ws.write_blank(row, col, None, fmt(cell_names))
-                    continue
-            kind = type(value)
-            if (kind is int or kind is float) and math.isfinite(value):
-                write_number(row, col, value, plain[names])
+            if numeric and type(value) is str and value[:1] in _NUMBER_START:
+                value = _number(value)
+            if colored and type(value) is str and styles.has(f"fill:{value}"):
+                sheet.write(row, col, value, (*names, f"fill:{value}"))
             else:
-                sheet.write(row, col, Styled(value, names))
+                sheet.write(row, col, value, names)
         if extra:
             sheet.write(row, len(columns), extra(record, row + 1))
         row += 1
