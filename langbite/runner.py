@@ -420,8 +420,8 @@ async def _execute(plan: Plan, engine: Engine, done: set[tuple[str, str, int]], 
         done = done | {k for k, a in read_journal(run_dir).items() if not a.error}
     jobs = {spec: jobs_of(spec) for spec in specs}
     concurrency = {m.spec: options.concurrency or m.concurrency or plan.config.concurrency for m in plan.models}
-    total = sum(plan.n_calls // max(len(plan.models), 1) for _ in specs) - len(
-        [k for k in done if k[0] in specs])
+    per_model = plan.n_calls // max(len(plan.models), 1)  # every model gets the same calls
+    total = per_model * len(specs) - sum(1 for k in done if k[0] in specs)
     return await engine.run(jobs, concurrency, max(total, 0), progress=options.progress)
 
 
@@ -473,12 +473,13 @@ async def arebuild(run_dir: Path) -> RunResult:
                                  "the reports were left as they are")
     answers = read_journal(run_dir)
     memo = JudgeMemo(run_dir)
-    from langbite.execute.cache import ResponseCache, default_cache_dir
+    from langbite.execute.cache import ResponseCache, default_cache_path
 
-    remembered = default_cache_dir() / "responses.sqlite3"  # readings of an earlier run or rebuild, if any
-    cache = ResponseCache(remembered) if remembered.exists() else None
+    # readings remembered by an earlier run or rebuild, if this machine has a cache (none is made for them)
+    cache = ResponseCache() if default_cache_path().exists() else None
     try:
-        evaluations = await _evaluate(plan, answers, memo.asker(None), ReadingMemo(cache) if cache else None)
+        evaluations = await _evaluate(plan, answers, memo.asker(None),
+                                      ReadingMemo(cache) if cache is not None else None)
     finally:
         memo.close()
         if cache is not None:

@@ -32,6 +32,11 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("langbite", appauthor=False))
 
 
+def default_cache_path() -> Path:
+    """The response cache's database file."""
+    return default_cache_dir() / "responses.sqlite3"
+
+
 def cache_key(provider: str, model: str, identity: str, prompt: str, params: GenerationParams,
               repetition: int) -> str:
     fields: list[object] = [provider, model, identity, prompt, params.temperature, params.max_tokens, params.seed,
@@ -51,7 +56,7 @@ class ResponseCache:
     """
 
     def __init__(self, path: Path | None = None, batch: int = 64) -> None:
-        self.path = path or default_cache_dir() / "responses.sqlite3"
+        self.path = path or default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = self._open()
