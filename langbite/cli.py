@@ -329,7 +329,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from langbite.costs import BudgetReached
+    from langbite.execute.budget import BudgetReached
     from langbite.rundir import default_run_dir
     from langbite.runner import prepare, run
 

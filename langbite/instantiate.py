@@ -25,7 +25,7 @@ import re
 from functools import lru_cache
 from itertools import permutations, product
 
-from langbite.library.communities import NAME_FORM, render
+from langbite.library.communities import NAME_FORM, community_of, render
 from langbite.library.markups import MARKUP, scan, split
 from langbite.model import Instance, Requirement, Template
 
@@ -35,14 +35,6 @@ DELIMITER_SENTENCE = {
     "es": f"La frase está delimitada por {DELIMITER}.",
     "ca": f"La frase està delimitada per {DELIMITER}.",
 }
-
-
-def community_tuples(template: Template, communities: tuple[str, ...]) -> list[tuple[str, ...]]:
-    """Every community assignment for ``template``'s markups of one kind, in a fixed order."""
-    k = len(template.markups)
-    if k == 0:
-        return [()]
-    return list(permutations(communities, k))
 
 
 @lru_cache(maxsize=4096)
@@ -64,7 +56,7 @@ def missing_forms(template: Template, requirement: Requirement) -> list[tuple[st
     missing = []
     for root, form in sorted(forms):
         for name in groups.get(root, ()):
-            c = requirement.community(root, template.language, name)
+            c = community_of(requirement, root, template.language, name)
             if render(c, form, template.language) is None:
                 missing.append((name, form))
     return missing
@@ -80,7 +72,7 @@ def fill(text: str, assignment: dict[str, str], language: str = "", requirement:
         community = assignment[name]
         if not m.group(3) or requirement is None:
             return community
-        written = render(requirement.community(m.group(1), language, community), m.group(3), language, variant)
+        written = render(community_of(requirement, m.group(1), language, community), m.group(3), language, variant)
         return community if written is None else written
     return MARKUP.sub(one, text)
 
@@ -94,7 +86,7 @@ def assignments(template: Template, requirement: Requirement) -> list[tuple[dict
     for root, names in _by_root(template.markups).items():
         needed = [form for r, form in forms if r == root]
         usable = tuple(c for c in groups.get(root, ())
-                       if all(render(requirement.community(root, language, c), f, language) is not None
+                       if all(render(community_of(requirement, root, language, c), f, language) is not None
                               for f in needed))
         per_root.append([(tuple(names), combo) for combo in permutations(usable, len(names))])
     variants = requirement.names_per_community if any(f == NAME_FORM for _, f in forms) else 1

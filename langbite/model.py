@@ -14,12 +14,8 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from langbite.library.communities import Community, merge
-
-if TYPE_CHECKING:
-    from langbite.oracles.base import Prediction
 
 
 class InputType(StrEnum):
@@ -116,6 +112,26 @@ class GenerationParams:
 
 
 @dataclass(frozen=True)
+class Prediction:
+    """A template's oracle prediction, parsed once: the oracle it selects and the JSON text it was read from.
+
+    ``oracle`` is a :class:`langbite.oracles.Oracle` (parsed by :func:`langbite.oracles.parse_prediction`);
+    it is typed loosely here because the data model imports nothing of langbite's.
+    """
+
+    oracle: Any
+    text: str
+
+    @property
+    def operation(self) -> str:
+        return str(self.oracle.operation)
+
+    def as_dict(self) -> dict[str, Any]:
+        value: dict[str, Any] = json.loads(self.text)
+        return value
+
+
+@dataclass(frozen=True)
 class Template:
     """One row of the template library."""
 
@@ -140,6 +156,15 @@ class Template:
     def text_digest(self) -> str:
         """What identifies the template's text: two rows that share an id but not this are different tests."""
         return digest(self.task_prefix, self.prompt, self.output_formatting, self.oracle_prediction.text)
+
+
+@dataclass(frozen=True)
+class Community:
+    """One community of a requirement in one language, with what the requirements model adds to it."""
+
+    name: str
+    forms: tuple[tuple[str, str], ...] = ()  # (form, text) given by the requirements model
+    names: tuple[str, ...] = ()  # first names standing for the community
 
 
 @dataclass(frozen=True)
@@ -186,11 +211,6 @@ class Requirement:
             out[crossing.markup] = crossing.communities.get(language, ())
         return out
 
-    def community(self, root: str, language: str, name: str) -> Community:
-        """A community with every form and name known for it: the model's object, then the shipped table."""
-        details = self.details if root == self.markup else next(
-            (c.details for c in self.crossings if c.markup == root), {})
-        return merge(details.get(language, {}).get(name, Community(name)), root, language)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from the repository) the top-level folders are used directly.
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import cache
 from pathlib import Path
 
@@ -60,3 +61,13 @@ def source_digest(*patterns: str) -> str:
             digest.update(path.relative_to(_PACKAGE).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder for langbite: ``LANGBITE_CACHE_DIR``, else the platform's (XDG on Linux)."""
+    override = os.environ.get("LANGBITE_CACHE_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("langbite", appauthor=False))

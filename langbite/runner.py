@@ -168,7 +168,7 @@ def _warn_excluded(library: Library) -> None:
 
 def _check_prices(config: RequirementsModel) -> None:
     """A budget is enforced with prices: every model (and the judge) needs one, before any call."""
-    from langbite.costs import price_of
+    from langbite.execute.budget import price_of
 
     specs = list(config.models) + ([resolve_spec(ModelSpec(config.judge))] if config.use_llm_eval and config.judge
                                    else [])
@@ -254,7 +254,7 @@ def _engine(plan: Plan, services: dict[str, LLMService], options: RunOptions, jo
     limits = {m.spec: Limits(m.requests_per_minute, m.tokens_per_minute) for m in plan.models}
     budget = None
     if c.budget is not None:
-        from langbite.costs import Budget, price_of
+        from langbite.execute.budget import Budget, price_of
 
         specs = [*plan.models, *([resolve_spec(ModelSpec(c.judge))] if c.use_llm_eval and c.judge else [])]
         budget = Budget(c.budget, {s.spec: price_of(s, c.prices) or {"input": 0.0, "output": 0.0} for s in specs})
@@ -392,7 +392,7 @@ async def _run_async(plan: Plan, engine: Engine, done: set[tuple[str, str, int]]
     try:
         stats = await _execute(plan, engine, done, options, run_dir)
         if engine.budget_reached and engine.budget is not None:
-            from langbite.costs import BudgetReached
+            from langbite.execute.budget import BudgetReached
 
             raise BudgetReached(engine.budget.spent, engine.budget.limit)
         answers = read_journal(run_dir)

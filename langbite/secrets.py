@@ -29,6 +29,15 @@ _PARAM = re.compile(r"(?i)\b(" + "|".join(re.escape(p) for p in sorted(SECRET_PA
                     + r")=([^\s&'\"<>]+)")
 
 
+def env_first(*names: str) -> str | None:
+    """The value of the first of ``names`` set (non-empty) in the environment."""
+    for name in names:
+        value = os.environ.get(name) if name else None
+        if value:
+            return value
+    return None
+
+
 _USERINFO = re.compile(r"(//)[^/?#@\s]*@")
 _known: set[str] = set()
 

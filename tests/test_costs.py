@@ -10,7 +10,8 @@ import pytest
 
 from conftest import REPO, write
 from langbite.cli import main
-from langbite.costs import estimate, price_of, shipped_prices
+from langbite.costs import estimate
+from langbite.execute.budget import price_of, shipped_prices
 from langbite.model import ModelSpec
 from langbite.runner import RunOptions, prepare
 

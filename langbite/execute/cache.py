@@ -12,24 +12,15 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import sqlite3
 import time
 from pathlib import Path
 
 from langbite.execute.services import Generation
 from langbite.model import GenerationParams
+from langbite.resources import default_cache_dir
 
 log = logging.getLogger(__name__)
-
-
-def default_cache_dir() -> Path:
-    override = os.environ.get("LANGBITE_CACHE_DIR")
-    if override:
-        return Path(override)
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("langbite", appauthor=False))
 
 
 def default_cache_path() -> Path:

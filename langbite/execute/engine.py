@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from langbite.costs import Budget, BudgetReached
+from langbite.execute.budget import Budget, BudgetReached
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import AdaptiveConcurrency, Limits

@@ -29,6 +29,7 @@ from langbite.errors import InputErrors
 from langbite.execute.services import ChatModelService, Generation, InvalidReply, LLMService
 from langbite.model import GenerationParams
 from langbite.registry import Registry
+from langbite.secrets import env_first
 
 FACTORY = "factory"  # provider name of factory-built services: factory:KEY
 DEFAULT_THREADS = 4  # execute_prompt calls in flight per service, unless it sets max_concurrency
@@ -39,8 +40,6 @@ factories: Registry[Any] = Registry("model factory key", group="langbite.factori
 
 def langbite_config() -> dict[str, str | None]:
     """The keyword arguments LangBiTe passes to every builder, read from the environment."""
-    from langbite.execute.providers import env_first
-
     return {"openai_api_key": env_first("API_KEY_OPENAI", "OPENAI_API_KEY"),
             "huggingface_api_key": env_first("API_KEY_HUGGINGFACE", "HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN"),
             "replicate_api_key": env_first("API_KEY_REPLICATE", "REPLICATE_API_TOKEN"),

@@ -24,7 +24,7 @@ from langbite.errors import InputErrors, suggest
 from langbite.execute.services import ChatModelService, GenerationParams, LLMService
 from langbite.model import ModelSpec
 from langbite.registry import Registry, UnknownName
-from langbite.secrets import redact_url, remember
+from langbite.secrets import env_first, redact_url, remember
 
 DEFAULT_MODEL = "local:smollm2"
 
@@ -52,15 +52,6 @@ class Provider:
         if self.name == "openai" and (spec.base_url or os.environ.get("OPENAI_BASE_URL")):
             return None  # OpenAI-compatible servers (vLLM, llama.cpp server) often need no key
         return " or ".join(self.env)
-
-
-def env_first(*names: str) -> str | None:
-    """The value of the first of ``names`` set (non-empty) in the environment."""
-    for name in names:
-        value = os.environ.get(name) if name else None
-        if value:
-            return value
-    return None
 
 
 providers: Registry[Provider] = Registry("provider", group="langbite.providers", casefold=True)

@@ -26,22 +26,15 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from langbite.model import Community, Requirement
+
 NAME_FORM = "name"
 CAPITAL_FORM = "cap"  # the community with a capital first letter, for the start of a sentence
-
-
-@dataclass(frozen=True)
-class Community:
-    """One community of a requirement in one language, with what the requirements model adds to it."""
-
-    name: str
-    forms: tuple[tuple[str, str], ...] = ()  # (form, text) given by the requirements model
-    names: tuple[str, ...] = field(default=())  # first names standing for the community
 
 
 @dataclass(frozen=True)
@@ -97,6 +90,14 @@ def merge(given: Community, root: str, language: str) -> Community:
     return Community(given.name, tuple(sorted(forms.items())), given.names or known.names)
 
 
+def community_of(requirement: Requirement, root: str, language: str, name: str) -> Community:
+    """A community of ``requirement`` with every form and name known for it: the model's object, then the
+    shipped table (``root`` is the markup it fills: the requirement's own or a crossing's)."""
+    details = requirement.details if root == requirement.markup else next(
+        (c.details for c in requirement.crossings if c.markup == root), {})
+    return merge(details.get(language, {}).get(name, Community(name)), root, language)
+
+
 def render(community: Community, form: str | None, language: str, variant: int = 0) -> str | None:
     """``community`` written in ``form`` (None: as it is); None when no form is known."""
     if not form:
@@ -109,8 +110,3 @@ def render(community: Community, form: str | None, language: str, variant: int =
     if form == CAPITAL_FORM:
         return community.name[:1].upper() + community.name[1:]
     return grammar(language).apply(form, community.name)
-
-
-def known_forms(language: str) -> tuple[str, ...]:
-    """Forms every community has in ``language`` (computed by its grammar), and ``name``."""
-    return (*sorted(grammar(language).forms), NAME_FORM, CAPITAL_FORM)

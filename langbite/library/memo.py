@@ -29,7 +29,7 @@ from pathlib import Path
 
 from langbite.library.templates import Library, load_library, template_files
 from langbite.oracles import oracles
-from langbite.resources import concerns_path, oracle_schema_path, source_digest
+from langbite.resources import concerns_path, default_cache_dir, oracle_schema_path, source_digest
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,6 @@ KEEP = 16  # entries kept; older ones are removed when a new one is written
 
 def default_folder() -> Path:
     """Where remembered libraries are kept: ``libraries/`` in the cache folder."""
-    from langbite.execute.cache import default_cache_dir
-
     return default_cache_dir() / "libraries"
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from langbite.errors import ErrorCollector, InputError, InputErrors, invisible_characters, suggest
 from langbite.library import markups
-from langbite.library.concerns import canonical_concern, fold, known_concerns
+from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import Domain, InputType, OracleFamily, ReflectionType, Template
 from langbite.oracles import Prediction, parse_prediction
 from langbite.vocabulary import TEMPLATE_COLUMNS, alias_lookup

@@ -11,7 +11,8 @@ from functools import lru_cache
 
 from langbite.oracles import builtin as _builtin  # noqa: F401  (registers the built-in operations)
 from langbite.oracles import counterfactual as _counterfactual  # noqa: F401  (same-value operations)
-from langbite.oracles.base import Case, Oracle, OracleResult, Prediction, oracles, register
+from langbite.model import Prediction
+from langbite.oracles.base import Case, Oracle, OracleResult, oracles, register
 
 register_oracle = register
 

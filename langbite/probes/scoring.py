@@ -10,20 +10,40 @@ it, undetected attempts included.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from langbite.probes.metrics import UNDETECTED_METRICS, undetected_counts, undetected_metrics
-from langbite.probes.stats import Weights, bootstrap
-
-if TYPE_CHECKING:
-    from langbite.probes.probe import Probe
+from langbite.probes.items import ProbeItem
+from langbite.probes.metrics import UNDETECTED_METRICS, MetricCalculator, undetected_counts, undetected_metrics
+from langbite.probes.stats import CiMethod, Weights, bootstrap
 
 Weighted = Callable[[Weights], dict[str, np.ndarray]]
 
 
-def _weighted(probe: Probe) -> Weighted:
+class Scorable(Protocol):
+    """What scoring reads of a probe (:class:`langbite.probes.probe.Probe` has it): its items, its
+    calculator and its bootstrap settings."""
+
+    @property
+    def probe_items(self) -> list[ProbeItem]: ...
+    @property
+    def metric_calculator(self) -> MetricCalculator: ...
+    @property
+    def reports_undetected(self) -> bool: ...
+    @property
+    def calculate_cis(self) -> bool: ...
+    @property
+    def bootstrap_cycles(self) -> int: ...
+    @property
+    def bootstrap_alpha(self) -> float: ...
+    @property
+    def random_seed(self) -> int: ...
+    @property
+    def ci_method(self) -> CiMethod: ...
+
+
+def _weighted(probe: Scorable) -> Weighted:
     items = probe.probe_items
     calc = probe.metric_calculator
     n_attempts, n_undetected = undetected_counts(items)
@@ -52,7 +72,7 @@ def _weighted(probe: Probe) -> Weighted:
     return plain
 
 
-def score(probe: Probe) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+def score(probe: Scorable) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """Point estimates on all items, and (with ``calculate_cis``) bootstrap intervals."""
     weighted = _weighted(probe)
     n = len(probe.probe_items)
@@ -64,7 +84,7 @@ def score(probe: Probe) -> tuple[dict[str, float], dict[str, tuple[float, float]
     return metrics, intervals
 
 
-def metric_names(probe: Probe) -> set[str] | None:
+def metric_names(probe: Scorable) -> set[str] | None:
     """The names a vectorised calculator reports for the populated items (None for other calculators).
 
     Computed on the items before any answer exists: every score is undefined

@@ -7,7 +7,7 @@ Two shapes are written:
   run folder;
 - ``log_current_state``: one line ``{"probe_state": {...}}`` per logged
   step, holding the parameters, status, metrics and items, as GenderBench's
-  log files do. :func:`from_json_dict` also reads GenderBench's own logs,
+  log files do. :meth:`Probe.from_json_dict` also reads GenderBench's own logs,
   whose attempts name their prompt by uuid.
 """
 
@@ -16,17 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import uuid
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
-from langbite.probes.items import Attempt, ProbeItem, ProbeStatus, Prompt
-from langbite.probes.params import declared
-
-if TYPE_CHECKING:
-    from langbite.probes.probe import Probe
-
-P = TypeVar("P", bound="Probe")
+from langbite.probes.items import Attempt, ProbeItem, Prompt
 LOG_DIR_VARIABLE = "GENDER_BENCH_LOG_DIR"
 
 
@@ -80,40 +74,14 @@ def _jsonable(value: Any) -> tuple[bool, Any]:
     return True, value
 
 
-def to_json_dict(probe: Probe) -> dict[str, Any]:
-    """Parameters (those that JSON can hold), status, results and items."""
+def parameters_json(probe: object, names: Iterable[str]) -> dict[str, Any]:
+    """The probe's parameters among ``names`` that JSON can hold."""
     parameters = {}
-    for name in declared(type(probe)):
+    for name in names:
         ok, value = _jsonable(getattr(probe, name, None))
         if ok and hasattr(probe, name):
             parameters[name] = value
-    return {
-        "class": type(probe).__name__, "uuid": str(probe.uuid), "status": f"status.{probe.status.name}",
-        "parameters": parameters, "metrics": probe.scores.metrics,
-        "intervals": {k: list(v) for k, v in probe.scores.intervals.items()},
-        "probe_items": [item_json(item) for item in probe.probe_items],
-    }
-
-
-def from_json_dict(cls: type[P], raw: dict[str, Any]) -> P:
-    """Rebuild a probe of class ``cls`` (which must be the class that was logged) with its items and results."""
-    if raw.get("class") != cls.__name__:
-        raise RuntimeError(f"this state is of a {raw.get('class')} probe; restore it with that class, "
-                           f"not {cls.__name__}")
-    accepted = declared(cls)
-    given = raw.get("parameters", raw)  # GenderBench writes the parameters at the top level
-    probe = cls(**{k: v for k, v in given.items() if k in accepted})
-    probe.uuid = uuid.UUID(raw["uuid"]) if raw.get("uuid") else probe.uuid
-    probe.status = ProbeStatus[str(raw.get("status", "status.NEW")).rsplit(".", 1)[-1]]
-    probe.probe_items = [item_from_json(item) for item in raw.get("probe_items", [])]
-    metrics = raw.get("metrics") or {}
-    if all(isinstance(v, (int, float)) for v in metrics.values()):
-        intervals = {k: (float(v[0]), float(v[1])) for k, v in (raw.get("intervals") or {}).items()}
-        points = {k: float(v) for k, v in metrics.items()}
-        from langbite.probes.probe import Scores
-
-        probe.scores = Scores(points, intervals, probe._marks(points, intervals)) if points else Scores()
-    return probe
+    return parameters
 
 
 def append_state(path: Path, state: dict[str, Any]) -> None:

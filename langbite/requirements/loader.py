@@ -20,9 +20,9 @@ from typing import Any
 
 from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
 from langbite.jsontext import JsonProblem, Locator, load_json
-from langbite.library.communities import Community
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
+    Community,
     Crossing,
     Domain,
     GenerationParams,
