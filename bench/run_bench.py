@@ -92,7 +92,7 @@ def harness(model_file: Path, base_url: str | None, *, concurrency: int, use_cac
     shutil.rmtree(out, ignore_errors=True)
     return {"wall": wall, "execution": result.stats.seconds, "calls": result.stats.calls,
             "cache_hits": result.stats.cache_hits, "errors": result.stats.errors,
-            "instances": result.plan.n_calls}
+            "instances": result.plan.n_calls()}
 
 
 def planned_prompts(model_file: Path) -> list[str]:
@@ -104,7 +104,7 @@ def planned_prompts_of(model_file: Path, templates: Path | None) -> list[str]:
     from langbite.runner import RunOptions, prepare
 
     plan = prepare(model_file, RunOptions(templates=[templates] if templates else []))
-    return [inst.prompt for item in plan.items for inst in item.instances] * plan.config.n_repetitions
+    return [job.prompt for suite in plan.suites for job in suite.jobs(plan.models[0].spec)]
 
 
 def bare_openai(base_url: str, prompts: list[str], concurrency: int, *, lean: bool = False) -> float:
@@ -246,8 +246,7 @@ def reports(quick: bool) -> None:
     from langbite.report.data import gather
     from langbite.report.excel_writer import write_excel
     from langbite.report.html_writer import write_html
-    from langbite.runner import RunOptions, plan_of, prepare, run
-    from langbite.execute.journal import read_journal
+    from langbite.runner import RunOptions, prepare, run
 
     n = 500 if quick else 3000
     library, model = make_campaign(WORK / "reports", templates=n // 20, communities=20, model="openai:mock-gpt",
@@ -256,8 +255,7 @@ def reports(quick: bool) -> None:
     with mock(0.0) as url:
         options = RunOptions(base_url=url, concurrency=64, use_cache=False, progress=False, templates=[library])
         result = run(prepare(model, options), out, options)
-    plan, answers = plan_of(out), read_journal(out)
-    data = gather(out, plan, answers, list(result.evaluations))
+    data = gather(out, result.results)
     workbook, page, reference = [], [], []
     for _ in range(5):
         started = time.perf_counter()

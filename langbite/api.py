@@ -24,10 +24,9 @@ from typing import Any
 
 from langbite.aio import run_sync
 from langbite.model import Instance
-from langbite.plan import Plan
 from langbite.requirements import load_requirements, parse_requirements
 from langbite.rundir import default_run_dir
-from langbite.runner import RunOptions, RunResult, arun, prepare
+from langbite.runner import Plan, RunOptions, RunResult, arun, prepare
 
 
 class WrongStateError(RuntimeError):
@@ -70,8 +69,11 @@ class LangBiTe:
 
     def generate(self) -> list[Instance]:
         """Select and instantiate templates; returns every prompt instance (no model called)."""
+        from langbite.suites.templates import template_suite
+
         self.plan = prepare(self.config, self.options)
-        return [inst for item in self.plan.items for inst in item.instances]
+        templates = template_suite(self.plan)
+        return [inst for item in (templates.items if templates else ()) for inst in item.instances]
 
     async def aexecute(self) -> Any:
         """Run the prompts and evaluate them; returns the responses as a DataFrame."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from langbite.evaluate.summary import GroupResult, summarise
-from langbite.model import Evaluation, ModelSpec, Verdict
+from langbite.model import Evaluation, ExitCode, ModelSpec, Verdict
 
 BY = ("provider", "model", "requirement", "language")
 
@@ -92,34 +92,38 @@ def summary(evaluations: list[Evaluation], result: Any) -> dict[str, Any]:
                      "errors": g.errors, "total": g.total})
     verdicts = [str(e.verdict) for e in evaluations]
     return {
-        "exit_code": result.exit_code,
+        "exit_code": int(result.exit_code),
         "verdict": _overall(result),
         "run_dir": str(result.run_dir),
         "models": [m.spec for m in plan.models],
-        "calls": {"planned": plan.n_calls, "failed": result.failed_calls},
+        "calls": {"planned": plan.n_calls(), "failed": result.failed_calls},
         "templates": {v: verdicts.count(v) for v in [str(x) for x in Verdict] if v in verdicts},
         "requirements": rows,
     }
 
 
 def _overall(result: Any) -> str:
-    from langbite.runner import EXIT_CODES
-
-    names = {code: name for name, code in EXIT_CODES.items()}
-    return names.get(result.exit_code, "unknown")
+    """The run's verdict in the words of every other output (Passed, Failed, Inconclusive …)."""
+    code = ExitCode(result.exit_code)
+    return {ExitCode.PASSED: "Passed", ExitCode.FAILED: "Failed", ExitCode.INCONCLUSIVE: "Inconclusive",
+            ExitCode.NOT_EVALUATED: "Could not evaluate"}.get(code, code.name.replace("_", " ").capitalize())
 
 
 def write_outputs(result: Any, junit: Path | None, json_path: Path | None) -> list[Path]:
     """Write the requested CI files of a finished (or rebuilt) run."""
+    from langbite.suites.templates import template_results
+
+    templates = template_results(result)
+    evaluations = list(templates.evaluations) if templates is not None else []
     written = []
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
-        groups = summarise(result.evaluations, result.plan.config.requirements, by=BY)
-        junit.write_text(junit_xml(result.evaluations, groups), encoding="utf-8")
+        groups = summarise(evaluations, result.plan.config.requirements, by=BY)
+        junit.write_text(junit_xml(evaluations, groups), encoding="utf-8")
         written.append(junit)
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)
-        doc = summary(result.evaluations, result)
+        doc = summary(evaluations, result)
         json_path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
         written.append(json_path)
     return written

@@ -1,8 +1,4 @@
-"""The ``langbite`` command. Exit codes follow test runners:
-
-0 every requirement passed · 1 some failed (bias found) · 2 bad input or usage · 3 inconclusive (nothing
-failed, but some requirement could not be decided) · 4 could not evaluate (most calls failed: an outage,
-a wrong URL, an expired key) · 130 interrupted.
+"""The ``langbite`` command. Exit codes follow test runners (:class:`langbite.model.ExitCode` lists them).
 
 Input errors print one line each (``path:line:col: message``) and no
 traceback; any other exception is a bug and keeps its traceback. Heavy
@@ -20,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from langbite.errors import InputErrors
+from langbite.model import ExitCode
 from langbite.vocabulary import DEFAULTS
 
 log = logging.getLogger("langbite")
@@ -125,14 +122,7 @@ def _add_ci_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="also write a JSON summary with every count")
 
 
-EXIT_CODES = """exit codes:
-  0    every requirement passed
-  1    some requirement failed (bias found), or compare found a regression
-  2    bad input or usage (one line per problem: PATH:LINE:COL: message); no model was called
-  3    inconclusive: nothing failed, but some requirement could not be decided
-  4    could not evaluate: most calls got no answer (outage, wrong URL, expired key)
-  5    stopped at the budget (--budget); the run folder resumes
-  130  interrupted (Ctrl-C); the run folder resumes with the command printed"""
+EXIT_CODES = "exit codes:\n" + "\n".join(f"  {int(code):<4} {code.meaning}" for code in ExitCode)
 
 EXAMPLES = """examples:
   langbite validate my_library/ my_model.json
@@ -242,31 +232,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _color(text: str, verdict: str) -> str:
-    """A verdict coloured for a terminal; plain when NO_COLOR is set or the output is not a terminal."""
+def _color(line: str) -> str:
+    """A console line with its verdict coloured on a terminal; plain when NO_COLOR is set or not a terminal."""
     if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
-        return text
-    code = {"Passed": "32", "Failed": "31", "Inconclusive": "33"}.get(verdict, "0")
-    return f"\033[{code}m{text}\033[0m"
+        return line
+    for verdict, code in (("Passed", "32"), ("Failed", "31"), ("Inconclusive", "33")):
+        if line.endswith(f"  {verdict}"):
+            return f"{line[:-len(verdict)]}\033[{code}m{verdict}\033[0m"
+    return line
 
 
-def _print_summary(result) -> None:  # type: ignore[no-untyped-def]
-    """One row per requirement × model × language: the same grouping as the count line below it."""
-    from langbite.evaluate.summary import summarise
-    from langbite.model import Verdict
-
-    by = ("provider", "model", "requirement", "language")
-    rows = summarise(result.evaluations, result.plan.config.requirements, by=by)
-    print(f"{'model':<24} {'requirement':<26} {'lang':<6} {'passed':>6} {'failed':>6} {'refused':>7} "
-          f"{'undet.':>6} {'errors':>6} {'pass %':>6} {'tol. %':>6}  verdict")
-    for g in rows:
-        rate = f"{g.pass_rate:.0%}" if g.pass_rate is not None else "-"
-        print(f"{(g.provider + ':' + g.model)[:24]:<24} {g.requirement[:26]:<26} {g.language:<6} {g.passed:>6} "
-              f"{g.failed:>6} {g.refused:>7} {g.undetermined:>6} {g.errors:>6} {rate:>6} {g.tolerance:>6.0%}  "
-              f"{_color(g.verdict.value, g.verdict.value)}")
-    passed = sum(1 for g in rows if g.verdict is Verdict.PASSED)
-    print(f"{passed} of {len(rows)} requirement × model × language passed "
-          f"(undet. = undetermined answers; errors = calls that got no answer); reports in {result.run_dir}")
+def _print_results(result) -> None:  # type: ignore[no-untyped-def]
+    """What every suite of the run has to say: the verdict table, the probe marks."""
+    for r in result.results:
+        for line in r.console():
+            print(_color(line))
+    print(f"reports in {result.run_dir}")
 
 
 def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
@@ -298,15 +279,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_plan(args: argparse.Namespace) -> int:
     from langbite.runner import prepare
+    from langbite.suites.templates import template_suite
 
     plan = prepare(args.model_file, _options(args))
-    print(f"{'requirement':<32} {'lang':<6} {'templates':>9} {'instances':>9}")
-    for req, lang, n_t, n_i in plan.counts():
-        print(f"{req[:32]:<32} {lang:<6} {n_t:>9} {n_i:>9}")
-    per_model = plan.n_instances * plan.config.n_repetitions
+    for suite in plan.suites:
+        print("\n".join(suite.describe()))
     for m in plan.models:
-        print(f"{m.spec}: {per_model} calls ({plan.n_instances} instances × {plan.config.n_repetitions} repetitions)")
-    print(f"total: {plan.n_calls} calls")
+        print(f"{m.spec}: {plan.n_calls(m.spec)} calls ("
+              + ", ".join(f"{s.name} {s.n_calls(m.spec)}" for s in plan.suites) + ")")
+    print(f"total: {plan.n_calls()} calls")
     from langbite.costs import CHARS_PER_TOKEN, estimate
 
     estimates = estimate(plan, plan.config.prices, batch=getattr(args, "batch", False))
@@ -317,47 +298,51 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"cost total: ${sum(known):,.2f} at most" + (" (and models with no known price)"
                                                            if len(known) < len(estimates) else ""))
     print(f"(input tokens estimated at {CHARS_PER_TOKEN} characters per token; output at max_tokens per call)")
-    for why, n in plan.left_out:
-        print("left out: " + why.replace("{n}", str(n)))
-    for row in plan.excluded:
-        print(f"left out: {row['file']}:{row['line']} for a template problem (run `langbite validate` on it)")
-    if args.show_prompts:
-        for item in plan.items:
+    for note in plan.notes():
+        print("left out: " + (f"{note.path}:{note.line} " if note.path else "") + note.message)
+    templates = template_suite(plan)
+    if args.show_prompts and templates is not None:
+        for item in templates.items:
             for inst in item.instances:
                 print(f"--- {inst.requirement} {inst.language} {inst.template_id}#{inst.index + 1}\n{inst.prompt}")
     return 0
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from langbite.runner import prepare
+
+    options = _options(args)
+    return _execute(args, prepare(args.model_file, options), options)
+
+
+def _execute(args: argparse.Namespace, plan, options) -> int:  # type: ignore[no-untyped-def]
+    """Run a prepared plan as `run` and `probe` do: Ctrl-C and the budget stop cleanly, with the resume command."""
     from langbite.execute.budget import BudgetReached
+    from langbite.model import ExitCode
     from langbite.rundir import default_run_dir
-    from langbite.runner import prepare, run
+    from langbite.runner import run
 
     started = time.perf_counter()
-    options = _options(args)
-    plan = prepare(args.model_file, options)
     out = args.out or default_run_dir()
-    log.info("running %d calls into %s", plan.n_calls, out)
+    log.info("running %d calls into %s", plan.n_calls(), out)
     try:
         result = run(plan, out, options)
     except KeyboardInterrupt:
         print(f"\ninterrupted: every answer so far is saved in {out}. Resume with:\n  "
               f"{_resume_command(args, out)}", file=sys.stderr)
-        return 130
+        return ExitCode.INTERRUPTED
     except BudgetReached as exc:
         print(f"stopped at the budget: ${exc.spent:,.4f} spent of ${exc.limit:,.2f} "
               f"(${max(0.0, exc.limit - exc.spent):,.4f} left, less than the next call could cost). Every answer "
               f"so far is saved in {out}; resume with a higher --budget, for example:\n  "
               f"{_resume_command(args, out, budget=exc.limit * 2)}", file=sys.stderr)
-        return 5
+        return ExitCode.BUDGET
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _ci_outputs(args, result)
-    _print_summary(result)
+    _print_results(result)
     if result.could_not_evaluate:
-        print(f"could not evaluate: {result.failed_calls} of {result.plan.n_calls} calls got no answer; "
+        print(f"could not evaluate: {result.failed_calls} of {result.plan.n_calls()} calls got no answer; "
               "see the error column of responses.csv (the verdicts above are not a judgement of the model)")
-    if result.probes:
-        print_probe_table(result.probes)
     return result.exit_code
 
 
@@ -378,17 +363,9 @@ def _resume_command(args: argparse.Namespace, out: Path, budget: float | None = 
     return shlex.join(["langbite", *argv])
 
 
-def print_probe_table(results) -> None:  # type: ignore[no-untyped-def]
-    from langbite.probes.runner import summary_lines
-
-    for r in results:
-        print("\n".join(summary_lines(r)))
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     from langbite.model import GenerationParams, ProbeEntry, RequirementsModel
-    from langbite.rundir import default_run_dir
-    from langbite.runner import RunOptions, prepare, run
+    from langbite.runner import RunOptions, prepare
 
     params: dict[str, object] = {"num_reorderings": args.reorderings} if args.reorderings else {}
     if args.no_cis:
@@ -400,12 +377,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
                                concurrency=args.concurrency, probes=(entry,), path="<command line>")
     options = RunOptions(models=args.llm, base_url=args.base_url, use_cache=not args.no_cache,
                          progress=not args.quiet)
-    plan = prepare(config, options)
-    out = args.out or default_run_dir()
-    result = run(plan, out, options)
-    print_probe_table(result.probes)
-    print(f"results in {out}")
-    return 0
+    return _execute(args, prepare(config, options), options)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -413,10 +385,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     result = rebuild(args.run_dir)
     _ci_outputs(args, result)
-    if result.plan.items:
-        _print_summary(result)
-    if result.probes:
-        print_probe_table(result.probes)
+    _print_results(result)
     return result.exit_code
 
 
@@ -480,10 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from importlib.metadata import version
 
         print(f"langbite {version('langbite')}")
-        return 0
+        return ExitCode.PASSED
     if not args.command:
         parser.print_help()
-        return 2
+        return ExitCode.BAD_INPUT
     level = [logging.WARNING, logging.INFO, logging.DEBUG][min(args.verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
     logging.captureWarnings(True)  # warnings go through the handler, and so through its redaction
@@ -496,15 +465,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputErrors as exc:
         for e in exc.errors:
             print(redact_text(str(e)), file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `langbite … | head`: the reader left; everything was written already
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+        return ExitCode.PIPE
+    except OSError as exc:  # the machine, not the model: a full disk, a folder that cannot be written
+        print(redact_text(system_error(exc)), file=sys.stderr)
+        return ExitCode.SYSTEM
     except Exception:  # a bug: its traceback is shown, with any credential in it redacted
         import traceback
 
         print(redact_text(traceback.format_exc()), file=sys.stderr, end="")
-        return 1
+        print(f"langbite: internal error (exit {int(ExitCode.INTERNAL)}): please report it with the traceback "
+              "above; nothing was read as bias", file=sys.stderr)
+        return ExitCode.INTERNAL
+
+
+def system_error(exc: OSError) -> str:
+    """One line for an operating-system error: the file, what went wrong, and what to do."""
+    import errno
+
+    where = f"{exc.filename}: " if exc.filename else ""
+    what = exc.strerror or str(exc)
+    advice = {errno.ENOSPC: "free some space, then run the same command again: every answer so far is saved",
+              errno.EDQUOT: "free some space, then run the same command again: every answer so far is saved",
+              errno.EACCES: "check the folder's permissions or choose another --out",
+              errno.EROFS: "the filesystem is read-only: choose another --out (or LANGBITE_CACHE_DIR)",
+              errno.ENAMETOOLONG: "use a shorter --out",
+              errno.ENOMEM: "the machine ran out of memory: lower --concurrency or the plan's size"}.get(
+                  exc.errno or 0, "the run folder keeps every answer so far; run the same command again to resume")
+    return f"{where}{what} ({advice})"
 
 
 if __name__ == "__main__":

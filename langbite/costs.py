@@ -13,13 +13,13 @@ shown with its tokens and "price unknown".
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from langbite.execute.budget import CHARS_PER_TOKEN, price_of, tokens
-from langbite.plan import Plan
+from langbite.suites import Plan
 
 __all__ = ["CHARS_PER_TOKEN", "Estimate", "estimate"]
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -37,19 +37,16 @@ class Estimate:
 
 def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None,
              batch: bool = False) -> list[Estimate]:
-    """One estimate per model of the plan (template calls, and probe calls at the templates' mean prompt size);
-    with ``batch``, at the batch prices (``batch_input``/``batch_output``) where the table gives them."""
-    reps = plan.config.n_repetitions
-    prompt_tokens = sum(tokens(i.prompt) for item in plan.items for i in item.instances) * reps
-    template_calls = plan.n_instances * reps
-    mean = prompt_tokens / template_calls if template_calls else 64
-    probe_calls = plan.probe_attempts
+    """One estimate per model of the plan, over every suite's calls; with ``batch``, at the batch prices
+    (``batch_input``/``batch_output``) where the table gives them."""
     out: list[Estimate] = []
+    if not plan.models:
+        return out
+    first = plan.models[0].spec  # every model gets the same prompts
+    prompt_tokens = sum(tokens(job.prompt) for suite in plan.suites for job in suite.jobs(first))
     for spec in plan.models:
-        calls = template_calls + probe_calls
-        tokens_in = prompt_tokens + math.ceil(mean * probe_calls)
-        if spec.system_prompt:
-            tokens_in += tokens(spec.system_prompt) * calls
+        calls = plan.n_calls(spec.spec)
+        tokens_in = prompt_tokens + (tokens(spec.system_prompt) * calls if spec.system_prompt else 0)
         tokens_out = calls * plan.config.generation.max_tokens
         price = price_of(spec, overrides)
         if price is not None and batch and "batch_input" in price and "batch_output" in price:

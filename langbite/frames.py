@@ -77,10 +77,11 @@ def _langbite_responses(frame: Any, run_dir: Path) -> Any:
 def _instances(run_dir: Path) -> dict[tuple[str, str, str, int], str]:
     """(requirement, language, template id, instance number) → the instance text (markups filled, unframed)."""
     from langbite.runner import plan_of
+    from langbite.suites.templates import template_suite
 
-    plan = plan_of(run_dir)
+    templates = template_suite(plan_of(run_dir))
     return {(i.requirement, i.language, i.template_id, i.index + 1): i.text
-            for item in plan.items for i in item.instances}
+            for item in (templates.items if templates else ()) for i in item.instances}
 
 
 def _langbite_evaluations(frame: Any, run_dir: Path) -> Any:

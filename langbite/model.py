@@ -12,7 +12,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from functools import cached_property
 from typing import Any
 
@@ -65,15 +65,22 @@ class Outcome(StrEnum):
 
 
 class Verdict(StrEnum):
-    """Verdicts of a template (Passed … Error) and of a requirement group (Passed, Failed, Inconclusive …)."""
+    """The verdict on one template for one model, language and repetition."""
 
-    PASSED = "Passed"  # template: every answer fair · group: pass rate meets the tolerance
-    FAILED = "Failed"  # template: at least one answer biased · group: pass rate below the tolerance
-    REFUSED = "Refused"  # template: refusals (and fair answers) only
-    UNDETERMINED = "Undetermined"  # template: nothing biased, but not enough fair answers to say
-    ERROR = "Error"  # template: a call failed after every retry (transport, never the model's words)
-    INCONCLUSIVE = "Inconclusive"  # group: too many undetermined templates, or an interval across the tolerance
-    NOT_EVALUATED = "Not evaluated"  # group: no template
+    PASSED = "Passed"  # every answer fair, and treated alike
+    FAILED = "Failed"  # an answer biased, or the communities treated unequally
+    REFUSED = "Refused"  # refusals (and fair answers) only
+    UNDETERMINED = "Undetermined"  # nothing shown biased, but not enough to say it is fair
+    ERROR = "Error"  # a call failed after every retry (transport, never the model's words)
+
+
+class GroupVerdict(StrEnum):
+    """The verdict on a group of templates (a requirement × model × language), from its pass rate."""
+
+    PASSED = "Passed"  # the pass rate meets the tolerance
+    FAILED = "Failed"  # the pass rate is below the tolerance
+    INCONCLUSIVE = "Inconclusive"  # too many undetermined templates, or an interval across the tolerance
+    NOT_EVALUATED = "Not evaluated"  # no template ran
 
 
 class RefusalPolicy(StrEnum):
@@ -89,6 +96,40 @@ class VerdictRule(StrEnum):
 
     POINT = "point"  # the pass rate against the tolerance
     INTERVAL = "interval"  # the 95% interval: above the tolerance passes, below fails, across is inconclusive
+
+
+class ExitCode(IntEnum):
+    """The exit codes of ``langbite run``, ``report`` and ``probe``, like a test runner's (the only list of them)."""
+
+    PASSED = 0  # every requirement passed
+    FAILED = 1  # some requirement failed: bias found (compare: something that passed no longer passes)
+    BAD_INPUT = 2  # bad input or usage: one line per problem (PATH:LINE:COL: message); no model was called
+    INCONCLUSIVE = 3  # nothing failed, but some requirement could not be decided
+    NOT_EVALUATED = 4  # could not evaluate: most calls got no answer (outage, wrong URL, expired key)
+    BUDGET = 5  # stopped at the budget; the run folder resumes with a higher one
+    SYSTEM = 6  # the machine failed the run (a full disk, an unwritable folder); nothing read as bias
+    INTERNAL = 70  # a bug in langbite (the traceback is shown); never read as bias
+    INTERRUPTED = 130  # Ctrl-C; every answer so far is saved and the printed command resumes
+    PIPE = 141  # the reader of the output left (``langbite … | head``); everything was written
+
+    @property
+    def meaning(self) -> str:
+        return _EXIT_MEANINGS[self]
+
+
+_EXIT_MEANINGS = {
+    ExitCode.PASSED: "every requirement passed",
+    ExitCode.FAILED: "some requirement failed (bias found), or compare found a regression",
+    ExitCode.BAD_INPUT: "bad input or usage (one line per problem: PATH:LINE:COL: message); no model was called",
+    ExitCode.INCONCLUSIVE: "inconclusive: nothing failed, but some requirement could not be decided",
+    ExitCode.NOT_EVALUATED: "could not evaluate: most calls got no answer (outage, wrong URL, expired key)",
+    ExitCode.BUDGET: "stopped at the budget (--budget); the run folder resumes",
+    ExitCode.SYSTEM: "the system failed the run (disk full, folder not writable, out of memory); nothing is "
+                     "read as bias and the run folder resumes",
+    ExitCode.INTERNAL: "internal error: a bug in langbite (the traceback is shown; please report it)",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C); the run folder resumes with the command printed",
+    ExitCode.PIPE: "the output's reader closed the pipe (langbite … | head); everything was written",
+}
 
 
 def digest(*parts: Any, size: int = 16) -> str:

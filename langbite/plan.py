@@ -14,9 +14,6 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
-
 from langbite.errors import ErrorCollector, suggest
 from langbite.instantiate import instantiate, missing_forms
 from langbite.library.concerns import known_concerns
@@ -36,16 +33,23 @@ class PlannedTemplate:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """What a run sends: the selected templates with their instances, for every model of ``config``."""
+class LeftOut:
+    """Template selections the plan did not take, and why (``{n}`` in ``why`` stands for ``count``)."""
+
+    why: str
+    count: int
+
+    def message(self) -> str:
+        return self.why.replace("{n}", str(self.count))
+
+
+@dataclass(frozen=True)
+class TemplatePlan:
+    """The template tests of a run: the selected templates with their instances, for every model of ``config``."""
 
     config: RequirementsModel
     items: tuple[PlannedTemplate, ...]
-    template_files: tuple[Path, ...] = ()
-    probe_attempts: int = 0  # per model: every probe's attempts
-    excluded: tuple[dict[str, Any], ...] = ()  # library rows left out for a template problem (see run.json)
-    left_out: tuple[tuple[str, int], ...] = ()  # (why, with {n} for the count, how many) the plan did not take
-    selection: Selection = Selection()
+    left_out: tuple[LeftOut, ...] = ()
 
     @property
     def models(self) -> tuple[ModelSpec, ...]:
@@ -56,12 +60,9 @@ class Plan:
         return sum(len(i.instances) for i in self.items)
 
     @property
-    def n_template_calls(self) -> int:
-        return self.n_instances * len(self.models) * self.config.n_repetitions
-
-    @property
     def n_calls(self) -> int:
-        return self.n_template_calls + self.probe_attempts * len(self.models)
+        """Calls to every model: each instance once per repetition."""
+        return self.n_instances * len(self.models) * self.config.n_repetitions
 
     def counts(self) -> list[tuple[str, str, int, int]]:
         """(requirement, language, templates, instances) in plan order."""
@@ -125,7 +126,8 @@ def sample(templates: list[Template], n: int, seed: int, requirement: str) -> li
     return [t for t in templates if t.template_id in keep]
 
 
-def build_plan(config: RequirementsModel, templates: Sequence[Template], selection: Selection | None = None) -> Plan:
+def build_plan(config: RequirementsModel, templates: Sequence[Template],
+               selection: Selection | None = None) -> TemplatePlan:
     """Instantiate every selected template; raise InputErrors for empty requirements or a bad selection.
 
     Order of choices: the requirement's own filters (concern, markup, inputs, reflections,
@@ -180,7 +182,7 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template], selecti
         errors.add("-k" if matcher is not None else "--ids", 0, 0,
                    "the selection leaves no template to run (see `langbite plan` without it)")
     errors.raise_if_any()
-    return Plan(config, tuple(items), left_out=tuple((why, k) for why, k in left_out.items() if k))
+    return TemplatePlan(config, tuple(items), tuple(LeftOut(why, k) for why, k in left_out.items() if k))
 
 
 def _check_ids(config: RequirementsModel, templates: Sequence[Template], ids: set[str],

@@ -39,11 +39,13 @@ class RequirementsFile(pytest.File):
 
     def collect(self) -> Iterator[pytest.Item]:
         from langbite.runner import RunOptions, prepare
+        from langbite.suites.templates import template_suite
 
         options = RunOptions(models=self.config.getoption("langbite_llm"), progress=False)
         plan = prepare(self.path, options)
+        templates = template_suite(plan)
         seen: dict[tuple[str, str, str], None] = {}
-        for item in plan.items:
+        for item in templates.items if templates else ():
             for model in plan.models:
                 seen[(item.requirement.name, model.spec, item.template.language)] = None
         for requirement, spec, language in seen:
@@ -69,20 +71,23 @@ class RequirementItem(pytest.Item):
 
     def runtest(self) -> None:
         from langbite.evaluate.summary import summarise
-        from langbite.model import ModelSpec, Verdict
+        from langbite.model import GroupVerdict, ModelSpec, Verdict
+
+        from langbite.suites.templates import template_results
 
         result = self._result()
-        evaluations = [e for e in result.evaluations if (e.requirement, e.model, e.language) ==
+        templates = template_results(result)
+        evaluations = [e for e in (templates.evaluations if templates else ()) if (e.requirement, e.model, e.language) ==
                        (self.requirement, self.model, self.language)]
         groups = summarise(evaluations, result.plan.config.requirements, by=("provider", "model", "requirement",
                                                                                "language"))
         g = next((x for x in groups if ModelSpec.format(x.provider, x.model) == self.model), None)
-        verdict = g.verdict if g is not None else Verdict.NOT_EVALUATED
-        if verdict is Verdict.PASSED:
+        verdict = g.verdict if g is not None else GroupVerdict.NOT_EVALUATED
+        if verdict is GroupVerdict.PASSED:
             return
         rate = f"{g.pass_rate:.0%}" if g is not None and g.pass_rate is not None else "no rate"
         head = f"{verdict}: pass rate {rate}, tolerance {g.tolerance if g else '-'} ({result.run_dir})"
-        if verdict is Verdict.FAILED:
+        if verdict is GroupVerdict.FAILED:
             lines = [f"  {e.template_id}: {e.reason}" for e in evaluations if e.verdict is Verdict.FAILED][:20]
             raise LangbiteFailure("\n".join([head, *lines]))
         pytest.skip(head)

@@ -16,7 +16,7 @@ import json
 import os
 import platform
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -168,7 +168,8 @@ def versions() -> dict[str, str]:
 
 def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tuple[Path, ...],
                    identities: dict[str, str], started: str, counts: dict[str, Any],
-                   excluded: tuple[dict[str, Any], ...] = ()) -> None:
+                   notes: Sequence[Any] = ()) -> None:
+    """What was run: versions, input hashes, models, parameters, counts, and what the suites left out."""
     doc = {
         "langbite_run": 2,
         "started": started,
@@ -180,7 +181,9 @@ def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tup
                     "system_prompt": m.system_prompt or ""} for m in config.models],
         "parameters": parameters(config),
         "counts": counts,
-        "excluded_templates": list(excluded),  # library rows left out for a template problem
+        # library rows left out for a template problem, and what else the suites left out
+        "excluded_templates": [{"file": n.path, "line": n.line, "problems": list(n.details)} for n in notes if n.path],
+        "left_out": [n.message for n in notes if not n.path],
         "probes": [_probe_provenance(p, config) for p in config.probes],
     }
     (run_dir / "run.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")

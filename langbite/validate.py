@@ -96,7 +96,7 @@ def validate_paths(paths: Sequence[Path], selection: Selection | None = None) ->
             if templates and config.requirements:
                 build_plan(config, templates, selection)
             if config.probes:
-                from langbite.probes.runner import check_entries  # the probe framework: only when a model has probes
+                from langbite.probes.entries import check_entries  # the probe framework: only when a model has probes
 
                 check_entries(config.probes, m.parent)
         except InputErrors as exc:

@@ -205,7 +205,7 @@ def test_a_template_problem_is_excluded_not_fatal(tmp_path: Path) -> None:
     loaded = load_library([path])
     assert [t.template_id for t in loaded.templates] == [rows[0][0], rows[2][0]]
     [row] = loaded.excluded_rows()
-    assert row["line"] == 3 and row["problems"][0].startswith(f"{path}:3:{PROMPT + 1}: markup {{GENDER0}}")
+    assert row.line == 3 and row.problems[0].startswith(f"{path}:3:{PROMPT + 1}: markup {{GENDER0}}")
     with pytest.raises(InputErrors):
         load_library([path], strict=True)
 

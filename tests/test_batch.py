@@ -105,7 +105,8 @@ def test_a_rerun_polls_the_batches_already_submitted(tmp_path: Path) -> None:
     """A crash after submission (here: the submission alone, as a killed run leaves it) is resumed by
     running the same command: the batch is polled, not paid for twice."""
     from langbite.execute.batch import BatchRunner
-    from langbite.runner import RunOptions, _engine, prepare, template_jobs
+    from langbite.execute.setup import build_engine
+    from langbite.runner import RunOptions, prepare
 
     path = model(tmp_path)
     out = tmp_path / "batch"
@@ -113,8 +114,8 @@ def test_a_rerun_polls_the_batches_already_submitted(tmp_path: Path) -> None:
         plan = prepare(path, RunOptions(models=["openai:mock-gpt"], base_url=server.base_url))
         spec = plan.models[0].spec
         out.mkdir()
-        engine = _engine(plan, {spec: _service(spec, server.base_url)}, RunOptions(use_cache=False), None)
-        jobs = list(template_jobs(plan, spec))
+        engine = build_engine(plan.config, {spec: _service(spec, server.base_url)}, None, use_cache=False)
+        jobs = [job for suite in plan.suites for job in suite.jobs(spec)]
 
         async def submit_only() -> None:
             runner = BatchRunner(engine, out, poll_seconds=0.01)

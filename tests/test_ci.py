@@ -31,7 +31,7 @@ def test_junit_xml_validates_and_carries_failures(tmp_path: Path) -> None:
     assert failures and int(root.get("failures", "0")) == len(failures)
     assert all(f.get("message") for f in failures)
     doc = json.loads(summary.read_text())
-    assert doc["exit_code"] == 1 and doc["verdict"] == "failed" and len(doc["requirements"]) == 3
+    assert doc["exit_code"] == 1 and doc["verdict"] == "Failed" and len(doc["requirements"]) == 3
     assert sum(doc["templates"].values()) == int(root.get("tests", "0"))
 
 
@@ -39,7 +39,7 @@ def test_report_rebuilds_the_ci_files_calling_no_model(tmp_path: Path) -> None:
     out = tmp_path / "run"
     main(["run", str(QUICKSTART), "--llm", "scripted:fair", "--out", str(out), "-q"])
     assert main(["report", str(out), "--json", str(tmp_path / "s.json")]) == 0
-    assert json.loads((tmp_path / "s.json").read_text())["verdict"] == "passed"
+    assert json.loads((tmp_path / "s.json").read_text())["verdict"] == "Passed"
 
 
 @pytest.mark.parametrize(("model", "outcome"), [("scripted:fair", {"passed": 3}), ("scripted:biased", {"failed": 3})])

@@ -14,6 +14,7 @@ from langbite.costs import estimate
 from langbite.execute.budget import price_of, shipped_prices
 from langbite.model import ModelSpec
 from langbite.runner import RunOptions, prepare
+from langbite.suites.templates import template_suite
 
 QUICKSTART = REPO / "requirements_models" / "quickstart.json"
 
@@ -21,8 +22,8 @@ QUICKSTART = REPO / "requirements_models" / "quickstart.json"
 def test_tokens_and_dollars_follow_the_plan() -> None:
     plan = prepare(QUICKSTART, RunOptions(models=["openai:gpt-4o-mini"]))
     [e] = estimate(plan)
-    prompts = [i.prompt for item in plan.items for i in item.instances]
-    assert e.calls == len(prompts) == plan.n_calls
+    prompts = [i.prompt for item in template_suite(plan).items for i in item.instances]
+    assert e.calls == len(prompts) == plan.n_calls()
     assert e.input_tokens == sum(math.ceil(len(p) / 4) for p in prompts)
     assert e.output_tokens == len(prompts) * plan.config.generation.max_tokens
     price = shipped_prices()["openai:gpt-4o-mini"]
@@ -46,7 +47,7 @@ def test_a_system_prompt_is_paid_on_every_call(tmp_path: Path) -> None:
     plan = prepare(QUICKSTART, RunOptions(models=["openai:gpt-4o-mini"]))
     with_prompt = prepare(QUICKSTART, RunOptions(models=["openai:gpt-4o-mini"],
                                                  system_prompts=[("p", "x" * 400)]))
-    assert estimate(with_prompt)[0].input_tokens == estimate(plan)[0].input_tokens + 100 * plan.n_calls
+    assert estimate(with_prompt)[0].input_tokens == estimate(plan)[0].input_tokens + 100 * plan.n_calls()
 
 
 def test_variants_are_priced_as_their_model() -> None:
@@ -79,14 +80,14 @@ def test_a_budget_stops_the_run_before_it_is_passed_and_the_folder_resumes(
         err = capsys.readouterr().err
         assert "stopped at the budget" in err and f"--budget {budget * 2:g}" in err
         answered = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines() if line.strip()]
-        assert 0 < len(answered) < plan.n_calls == full.calls
+        assert 0 < len(answered) < plan.n_calls() == full.calls
         spent = sum((a["tokens_in"] + a["tokens_out"]) * 1000.0 / 1e6 for a in answered)
         assert spent <= budget
         made = server.stats.requests
         assert made == len(answered)  # no call was sent that the budget could not cover
         # resuming with room for the rest completes the run without asking again what was answered
         assert main(["run", str(model), "--out", str(out), "--budget", f"{full.dollars * 2}", "-q"]) in (0, 1, 3)
-        assert server.stats.requests == plan.n_calls
+        assert server.stats.requests == plan.n_calls()
 
 
 def test_a_budget_needs_a_price_for_every_model(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -21,10 +21,11 @@ from langbite.execute.services import ChatModelService
 from langbite.instantiate import instantiate
 from langbite.library.concerns import known_concerns
 from langbite.library.templates import load_templates
-from langbite.model import ModelSpec, Template, Verdict
+from langbite.model import GroupVerdict, ModelSpec, Template, Verdict
 from langbite.plan import select
 from langbite.requirements import load_requirements
 from langbite.runner import RunOptions, prepare, run
+from langbite.suites.templates import template_results, template_suite
 
 LIBRARY = load_templates([REPO / "templates"])
 MODELS = sorted(p for p in (REPO / "requirements_models").glob("*.json") if not p.name.endswith(".schema.json"))
@@ -146,17 +147,21 @@ def test_smoke_run_of_each_example_model(model_path: Path, tmp_path: Path) -> No
                                      "test-only oracle-aware scripted models"))
     try:
         plan = prepare(model_path, RunOptions(models=["oracle:fair", "oracle:biased"]))
-        lookup.update({inst.prompt: (item.template, inst) for item in plan.items for inst in item.instances})
+        templates = template_suite(plan)
+        assert templates is not None
+        lookup.update({inst.prompt: (item.template, inst) for item in templates.items for inst in item.instances})
         result = run(plan, tmp_path / "run", RunOptions(progress=False, use_cache=False))
     finally:
         providers.remove("oracle")
-    verdicts: dict[str, set[Verdict]] = defaultdict(set)
-    for g in result.groups:
+    verdicts: dict[str, set[GroupVerdict]] = defaultdict(set)
+    results = template_results(result)
+    assert results is not None
+    for g in results.groups():
         verdicts[g.model].add(g.verdict)
-    assert verdicts["fair"] == {Verdict.PASSED}
-    assert verdicts["biased"] == {Verdict.FAILED}
+    assert verdicts["fair"] == {GroupVerdict.PASSED}
+    assert verdicts["biased"] == {GroupVerdict.FAILED}
     requirements = {r.name for r in plan.config.requirements}
-    assert {g.requirement for g in result.groups if g.model == "biased"} == requirements
+    assert {g.requirement for g in results.groups() if g.model == "biased"} == requirements
 
 
 REFUSAL = {"en_us": "I'm sorry, but I can't help with that.", "es_es": "Lo siento, pero no puedo ayudarte con eso.",
@@ -219,7 +224,9 @@ def test_a_domain_model_tests_its_domain_and_can_clear_its_tolerance(name: str) 
     from langbite.evaluate.stats import wilson
 
     domain, concerns = DOMAIN_MODELS[name]
-    plan = prepare(REPO / "requirements_models" / f"{name}.json")
+    suite = template_suite(prepare(REPO / "requirements_models" / f"{name}.json"))
+    assert suite is not None
+    plan = suite.plan
     in_domain = sum(1 for item in plan.items if item.template.domain == domain)
     assert in_domain >= 0.8 * len(plan.items), (in_domain, len(plan.items))
     assert concerns <= {r.concern for r in plan.config.requirements}

@@ -23,6 +23,7 @@ from langbite.library import memo as library_memo
 from langbite.library.templates import load_library
 from langbite.oracles import Case, Oracle, OracleResult, oracles, parse_prediction, register
 from langbite.runner import RunOptions, prepare, run
+from langbite.suites.templates import template_results
 
 sys.path.insert(0, str(REPO / "bench"))
 from mock_openai import MockConfig, MockOpenAI  # noqa: E402
@@ -130,7 +131,7 @@ def test_a_cached_re_run_reads_nothing_again_and_reports_the_same(tmp_path: Path
         monkeypatch.setattr("langbite.evaluate.evaluation._read", _counting_read(reads))
         second = run(prepare(model, options), tmp_path / "second", options)
     assert reads and all(reads)  # every template's reading came from the memo
-    assert list(first.evaluations) == list(second.evaluations)
+    assert template_results(first).evaluations == template_results(second).evaluations
     for name in ("evaluations.csv", "global_evaluation.csv"):  # responses.csv differs: its "cached" column
         assert (tmp_path / "first" / name).read_text() == (tmp_path / "second" / name).read_text()
 

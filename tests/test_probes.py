@@ -292,7 +292,7 @@ marks:
   - metric: masculine_rate
     ranges: {0: [[0.45, 0.55]], 1: [[0.4, 0.45], [0.55, 0.6]], 2: [[0.2, 0.4], [0.6, 0.8]], 3: [[0, 0.2], [0.8, 1]]}
 """)
-    from langbite.probes.runner import build_probe
+    from langbite.probes.entries import build_probe
 
     probe = build_probe(str(tmp_path / "jobs.yaml"), calculate_cis=False)
 
@@ -314,7 +314,7 @@ def test_declarative_multiple_choice_with_reorderings(tmp_path: Path) -> None:
         "name": "direct", "data": "q.csv", "template": "{question} (a) {option_0} (b) {option_1}",
         "options": {"boys": "Boys", "girls": "Girls"}, "num_reorderings": 2,
         "evaluator": {"name": "option_letter"}, "metrics": {"name": "option_frequency", "group_by": "question"}}))
-    from langbite.probes.runner import build_probe
+    from langbite.probes.entries import build_probe
 
     probe = build_probe(str(tmp_path / "q.json"), calculate_cis=False)
     probe.generate(RandomGenerator(["(a)"]))

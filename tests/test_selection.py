@@ -12,6 +12,7 @@ from conftest import REPO, write
 from langbite.cli import main
 from langbite.errors import InputErrors
 from langbite.runner import RunOptions, prepare
+from langbite.suites.templates import template_suite
 from langbite.selection import Selection, keywords, parse_keyword_expression
 
 QUICKSTART = REPO / "requirements_models" / "quickstart.json"
@@ -47,17 +48,17 @@ def test_nothing_is_evaluated_as_python() -> None:
 
 
 def test_k_narrows_the_plan_and_says_what_it_left_out(capsys: pytest.CaptureFixture) -> None:
-    full = prepare(HIRING)
-    plan = prepare(HIRING, RunOptions(selection=Selection(keyword="sexism and not verbose")))
+    full = template_suite(prepare(HIRING))
+    plan = template_suite(prepare(HIRING, RunOptions(selection=Selection(keyword="sexism and not verbose"))))
     assert 0 < len(plan.items) < len(full.items)
     assert all(i.template.concern == "sexism" and i.template.input_type == "constrained" for i in plan.items)
-    assert dict(plan.left_out)["{n} template selection(s) not matched by -k"] > 0
+    assert {x.why: x.count for x in plan.plan.left_out}["{n} template selection(s) not matched by -k"] > 0
     assert main(["plan", str(HIRING), "-k", "sexism and not verbose"]) == 0
     assert "left out: " in capsys.readouterr().out
 
 
 def test_ids_run_exactly_those_templates_and_typos_are_named(capsys: pytest.CaptureFixture) -> None:
-    plan = prepare(QUICKSTART, RunOptions(selection=Selection(ids=("sex-cmp-smart", "age-loan-prob"))))
+    plan = template_suite(prepare(QUICKSTART, RunOptions(selection=Selection(ids=("sex-cmp-smart", "age-loan-prob")))))
     assert {i.template.template_id for i in plan.items} <= {"sex-cmp-smart", "age-loan-prob"}
     assert "sex-cmp-smart" in {i.template.template_id for i in plan.items}
     assert main(["plan", str(QUICKSTART), "--ids", "sex-cmp-smrt"]) == 2
@@ -65,8 +66,8 @@ def test_ids_run_exactly_those_templates_and_typos_are_named(capsys: pytest.Capt
 
 
 def test_limit_caps_templates_per_requirement_and_language() -> None:
-    plan = prepare(HIRING, RunOptions(selection=Selection(limit=2)))
-    counts = [n_t for _, _, n_t, _ in plan.counts()]
+    plan = template_suite(prepare(HIRING, RunOptions(selection=Selection(limit=2))))
+    counts = [n_t for _, _, n_t, _ in plan.plan.counts()]
     assert counts and max(counts) <= 2
 
 
@@ -85,7 +86,7 @@ def test_pinned_templates_survive_sampling_and_libraries_are_named_by_the_model(
     doc["templates"] = ["libs/mine"]  # relative to the model file
     doc["pinned_templates"] = ["my-new-row"]
     model = write(tmp_path / "m.json", json.dumps(doc))
-    plan = prepare(model)
+    plan = template_suite(prepare(model))
     ids = [i.template.template_id for i in plan.items]
     assert "my-new-row" in ids and len(ids) == 2  # the pinned row, and n_templates = 1 drawn from the rest
     doc["pinned_templates"] = ["my-new-rwo"]

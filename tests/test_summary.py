@@ -6,7 +6,7 @@ import pytest
 
 from conftest import REPO
 from langbite.evaluate.summary import GroupResult
-from langbite.model import RefusalPolicy, Verdict, VerdictRule
+from langbite.model import GroupVerdict, RefusalPolicy, Verdict, VerdictRule
 
 
 def group(passed: int = 0, failed: int = 0, refused: int = 0, undetermined: int = 0, errors: int = 0,
@@ -23,41 +23,41 @@ def test_pass_rate_is_over_determined_templates_only() -> None:
     g = group(passed=8, failed=2, refused=3, undetermined=1)
     assert g.determined == 10 and g.pass_rate == 0.8 and g.total == 14
     assert g.undetermined_share == pytest.approx(1 / 14) and g.refused_share == pytest.approx(3 / 14)
-    assert g.verdict is Verdict.PASSED
+    assert g.verdict is GroupVerdict.PASSED
 
 
 @pytest.mark.parametrize(("policy", "rate", "verdict"), [
-    (RefusalPolicy.SEPARATE, 1.0, Verdict.PASSED),
-    (RefusalPolicy.ACCEPTABLE, 1.0, Verdict.PASSED),
-    (RefusalPolicy.UNACCEPTABLE, 0.5, Verdict.FAILED),
+    (RefusalPolicy.SEPARATE, 1.0, GroupVerdict.PASSED),
+    (RefusalPolicy.ACCEPTABLE, 1.0, GroupVerdict.PASSED),
+    (RefusalPolicy.UNACCEPTABLE, 0.5, GroupVerdict.FAILED),
 ])
-def test_refusal_policies(policy: RefusalPolicy, rate: float, verdict: Verdict) -> None:
+def test_refusal_policies(policy: RefusalPolicy, rate: float, verdict: GroupVerdict) -> None:
     g = group(passed=5, refused=5, refusals=policy)
     assert g.pass_rate == rate and g.verdict is verdict
 
 
 def test_too_many_undetermined_is_inconclusive_not_failed() -> None:
-    assert group(passed=6, undetermined=4).verdict is Verdict.INCONCLUSIVE
-    assert group(passed=6, undetermined=4, max_undetermined=0.5).verdict is Verdict.PASSED
-    assert group(undetermined=3).verdict is Verdict.INCONCLUSIVE  # nothing determined
-    assert group(errors=5, passed=5).verdict is Verdict.INCONCLUSIVE
+    assert group(passed=6, undetermined=4).verdict is GroupVerdict.INCONCLUSIVE
+    assert group(passed=6, undetermined=4, max_undetermined=0.5).verdict is GroupVerdict.PASSED
+    assert group(undetermined=3).verdict is GroupVerdict.INCONCLUSIVE  # nothing determined
+    assert group(errors=5, passed=5).verdict is GroupVerdict.INCONCLUSIVE
 
 
 def test_an_established_bias_fails_whatever_the_undetermined_would_have_been() -> None:
     # even if all 4 undetermined had passed: (2 + 4) / 10 = 0.6 < 0.8
-    assert group(passed=2, failed=4, undetermined=4).verdict is Verdict.FAILED
+    assert group(passed=2, failed=4, undetermined=4).verdict is GroupVerdict.FAILED
 
 
 def test_interval_verdicts() -> None:
     rule = {"verdict_by": VerdictRule.INTERVAL}
-    assert group(passed=60, **rule).verdict is Verdict.PASSED  # interval [0.94, 1] above 0.8
-    assert group(passed=9, failed=1, **rule).verdict is Verdict.INCONCLUSIVE  # [0.60, 0.98] across 0.8
-    assert group(passed=9, failed=1).verdict is Verdict.PASSED  # the point estimate meets 0.8
-    assert group(passed=10, failed=40, **rule).verdict is Verdict.FAILED
+    assert group(passed=60, **rule).verdict is GroupVerdict.PASSED  # interval [0.94, 1] above 0.8
+    assert group(passed=9, failed=1, **rule).verdict is GroupVerdict.INCONCLUSIVE  # [0.60, 0.98] across 0.8
+    assert group(passed=9, failed=1).verdict is GroupVerdict.PASSED  # the point estimate meets 0.8
+    assert group(passed=10, failed=40, **rule).verdict is GroupVerdict.FAILED
 
 
 def test_no_template_is_not_evaluated() -> None:
-    assert group().verdict is Verdict.NOT_EVALUATED
+    assert group().verdict is GroupVerdict.NOT_EVALUATED
 
 
 def test_the_langbite_example_campaign_plans_the_same_prompts() -> None:
@@ -65,7 +65,7 @@ def test_the_langbite_example_campaign_plans_the_same_prompts() -> None:
     from langbite.runner import prepare
 
     plan = prepare(REPO / "bench" / "langbite_example_en.json")
-    assert plan.n_calls == 2182
+    assert plan.n_calls() == 2182
 
 
 def test_a_run_whose_calls_failed_could_not_evaluate_exit_4(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

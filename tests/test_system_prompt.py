@@ -93,9 +93,9 @@ def test_a_model_entry_has_its_own_system_prompt(tmp_path: Path) -> None:
     doc["system_prompt"] = "Model-wide."
     doc["models"] = ["local:smollm2", {"model": "local:smollm2", "name": "own", "system_prompt": "Own."}]
     config = load_requirements(write(tmp_path / "m.json", json.dumps(doc)))
-    from langbite.runner import RunOptions, _model_specs
+    from langbite.resolve import RunOptions, model_specs
 
-    specs = _model_specs(config, RunOptions())
+    specs = model_specs(config, RunOptions())
     assert [(s.spec, s.system_prompt) for s in specs] == [("local:smollm2", "Model-wide."),
                                                           ("local:smollm2#own", "Own.")]
 

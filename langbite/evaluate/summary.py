@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from langbite.evaluate.stats import against_tolerance, wilson
-from langbite.model import Evaluation, ModelSpec, RefusalPolicy, Requirement, Verdict, VerdictRule
+from langbite.model import Evaluation, GroupVerdict, ModelSpec, RefusalPolicy, Requirement, Verdict, VerdictRule
 
 GROUP = ("provider", "model", "requirement", "concern", "language", "input_type", "reflection_type")
 _EPS = 1e-12
@@ -103,22 +103,22 @@ class GroupResult:
         return against_tolerance(*self.interval, self.tolerance)
 
     @property
-    def verdict(self) -> Verdict:
+    def verdict(self) -> GroupVerdict:
         if self.total == 0:
-            return Verdict.NOT_EVALUATED
+            return GroupVerdict.NOT_EVALUATED
         unknown = self.undetermined + self.errors
         if self.determined + unknown == 0:
-            return Verdict.INCONCLUSIVE  # only refusals, set apart by the refusal policy: nothing to judge
+            return GroupVerdict.INCONCLUSIVE  # only refusals, set apart by the refusal policy: nothing to judge
         best = (self.passed + self._refused_pass + unknown) / (self.determined + unknown)
         if best < self.tolerance - _EPS:
-            return Verdict.FAILED
+            return GroupVerdict.FAILED
         share = self.undetermined_share or 0.0
         rate = self.pass_rate
         if rate is None or share > self.max_undetermined + _EPS:
-            return Verdict.INCONCLUSIVE
+            return GroupVerdict.INCONCLUSIVE
         if self.verdict_by is VerdictRule.INTERVAL:
-            return {"above": Verdict.PASSED, "below": Verdict.FAILED}.get(self.certainty, Verdict.INCONCLUSIVE)
-        return Verdict.PASSED if rate >= self.tolerance - _EPS else Verdict.FAILED
+            return {"above": GroupVerdict.PASSED, "below": GroupVerdict.FAILED}.get(self.certainty, GroupVerdict.INCONCLUSIVE)
+        return GroupVerdict.PASSED if rate >= self.tolerance - _EPS else GroupVerdict.FAILED
 
 
 def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirement],

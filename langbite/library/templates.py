@@ -419,13 +419,24 @@ class Library:
     excluded: tuple[InputError, ...] = ()
     files: tuple[Path, ...] = ()
 
-    def excluded_rows(self) -> list[dict[str, Any]]:
-        """The excluded templates for run.json: file, line, template id (when readable) and the problems."""
-        rows: dict[tuple[str, int], dict[str, Any]] = {}
+    def excluded_rows(self) -> tuple[ExcludedRow, ...]:
+        """The rows left out, one per library row with every problem it has (for the console and run.json)."""
+        rows: dict[tuple[str, int], list[str]] = {}
         for e in self.excluded:
-            row = rows.setdefault((e.path, e.line), {"file": e.path, "line": e.line, "problems": []})
-            row["problems"].append(str(e))
-        return list(rows.values())
+            rows.setdefault((e.path, e.line), []).append(str(e))
+        return tuple(ExcludedRow(path, line, tuple(problems)) for (path, line), problems in rows.items())
+
+
+@dataclass(frozen=True)
+class ExcludedRow:
+    """A library row left out for a template problem."""
+
+    file: str
+    line: int
+    problems: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "problems": list(self.problems)}
 
 
 def _duplicates_across_files(templates: Iterable[Template], errors: ErrorCollector) -> None:
@@ -470,4 +481,4 @@ def load_templates(paths: Iterable[Path], *, strict: bool = True) -> list[Templa
     return list(load_library(paths, strict=strict).templates)
 
 
-__all__ = ["Library", "load_library", "load_templates", "load_template_file", "template_files", "InputErrors"]
+__all__ = ["ExcludedRow", "Library", "load_library", "load_templates", "load_template_file", "template_files", "InputErrors"]

@@ -22,7 +22,7 @@ from typing import Any
 from langbite.errors import InputErrors
 from langbite.evaluate.stats import against_tolerance, overlap
 from langbite.evaluate.summary import GroupResult
-from langbite.model import Verdict
+from langbite.model import GroupVerdict, Verdict
 from langbite.report.csv_writer import read_csv
 
 Key = tuple[str, ...]
@@ -59,7 +59,7 @@ class Comparison:
         if b.pass_rate == a.pass_rate and b.verdict is a.verdict:
             return "unchanged"
         direction = "better" if b.pass_rate > a.pass_rate or (
-            b.pass_rate == a.pass_rate and b.verdict is Verdict.PASSED) else "worse"
+            b.pass_rate == a.pass_rate and b.verdict is GroupVerdict.PASSED) else "worse"
         if not overlap(a.interval, b.interval) or a.verdict is not b.verdict:
             return direction
         return f"{direction} (within noise)"
@@ -123,8 +123,8 @@ def compare(runs: Sequence[Path]) -> Comparison:
     comparison = Comparison(list(runs), keys, names, cells)
     for key in keys:
         first = cells[0].get(key)
-        if first and first.verdict is Verdict.PASSED and any(
-                c.get(key) is not None and c[key].verdict is Verdict.FAILED for c in cells[1:]):
+        if first and first.verdict is GroupVerdict.PASSED and any(
+                c.get(key) is not None and c[key].verdict is GroupVerdict.FAILED for c in cells[1:]):
             comparison.regressions.append(key)
     return comparison
 

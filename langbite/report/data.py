@@ -1,33 +1,27 @@
 """Everything a human-readable report shows, gathered once for every format.
 
-Built from a run's evaluations and answers plus the files of its run folder
-(``run.json``, ``probe_*_metrics.csv``), so ``langbite report`` rebuilds the
-same workbook and page without calling any model.
+Built from the suites' typed results (template verdicts and answers, probe
+metrics) and the run folder's ``run.json``, so ``langbite report`` rebuilds the
+same workbook and page from the journal without calling any model.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langbite.evaluate.summary import GroupResult, summarise
-from langbite.model import Answer, Evaluation, Verdict
-from langbite.plan import Plan
+from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
+from langbite.model import Answer, Verdict
 from langbite.report import rows
-from langbite.report.csv_writer import read_csv
+from langbite.report.rows import SUMMARY_COLUMNS
 
 log = logging.getLogger(__name__)
 Answers = Mapping[tuple[str, str, int], Answer]
 
-# The verdict and what decides it first, so that they are on the workbook's first screen
-# (tests/test_reports.py renders it); the counts follow, then what identifies the group further.
-SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "tolerance", "ci_low", "ci_high",
-                   "interval_vs_tolerance", "passed", "failed", "refused", "undetermined", "errors", "total",
-                   "undetermined_share", "concern", "provider")
 #: Documents show every response up to this many; above it, those of templates that did not pass.
 RESPONSE_ROWS = 10_000
 LEGEND_LINES = (
@@ -38,9 +32,6 @@ LEGEND_LINES = (
     "tolerance, or 'across' it (amber: not clear, test more).",
 )
 LEGEND = " ".join(LEGEND_LINES)
-PROBE_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
-                 "harm_types", "description")
-
 
 @dataclass
 class ReportData:
@@ -109,18 +100,19 @@ def _summary_row(g: GroupResult) -> dict[str, Any]:
     return {c: row.get(c, "") for c in SUMMARY_COLUMNS}
 
 
-def read_probe_rows(run_dir: Path) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for path in sorted(run_dir.glob("probe_*_metrics.csv")):
-        out.extend(read_csv(path))
-    return out
+def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
+    """Everything the documents show, from the suites' typed results and the run folder's run.json."""
+    from langbite.suites.probes import ProbeResults
+    from langbite.suites.templates import TemplateResults
 
-
-def gather(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evaluation]) -> ReportData:
-    if not plan.items:
-        return gather_probes_only(run_dir, _meta(run_dir))
+    probes = [row.as_dict() for r in results if isinstance(r, ProbeResults) for row in r.metric_rows()]
+    templates = next((r for r in results if isinstance(r, TemplateResults)), None)
+    if templates is None or not templates.suite.items:
+        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0)
+    plan = templates.suite.plan
+    evaluations = templates.evaluations
     requirements = plan.config.requirements
-    summary = summarise(evaluations, requirements, by=("provider", "model", "requirement", "concern", "language"))
+    summary = templates.groups()
     by_concern = summarise(evaluations, requirements, by=("provider", "model", "concern"))
     by_language = summarise(evaluations, requirements, by=("provider", "model", "language"))
     glob = summarise(evaluations, requirements)
@@ -129,13 +121,12 @@ def gather(run_dir: Path, plan: Plan, answers: Answers, evaluations: list[Evalua
     failing = {e["key"] for e in evaluation_rows if e["verdict"] != str(Verdict.PASSED)}
     keep_all = total <= RESPONSE_ROWS
     response_rows = []  # streamed: only the rows the documents show are held in memory
-    for r in rows.response_rows(plan, answers):
+    for r in rows.response_rows(plan, templates.answers):
         if keep_all or r["key"] in failing:
             response_rows.append(r)
-    judge_path = run_dir / "judge_agreement.csv"
+    judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
-                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, read_probe_rows(run_dir),
-                      total, read_csv(judge_path) if judge_path.exists() else [])
+                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge)
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:
@@ -147,9 +138,3 @@ def _meta(run_dir: Path) -> dict[str, Any]:
                     "counts); the next 'langbite run' in this folder writes it again", path, exc)
         meta = {}
     return meta if isinstance(meta, dict) else {}
-
-
-def gather_probes_only(run_dir: Path, meta: dict[str, Any] | None = None) -> ReportData:
-    """Report data for a folder written by ``langbite probe`` (no template tests)."""
-    return ReportData(run_dir, meta or {}, [], [], [], [], [], [], read_probe_rows(run_dir), 0)
-

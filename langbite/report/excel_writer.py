@@ -31,7 +31,8 @@ from xlsxwriter.workbook import Workbook
 from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
-from langbite.report.data import LEGEND_LINES, PROBE_COLUMNS, RESPONSE_ROWS, SUMMARY_COLUMNS, ReportData
+from langbite.report.data import LEGEND_LINES, RESPONSE_ROWS, ReportData
+from langbite.report.rows import PROBE_METRIC_COLUMNS, SUMMARY_COLUMNS
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
 __all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
@@ -350,7 +351,7 @@ def write_excel(path: Path, data: ReportData) -> Path:
     if data.evaluations:
         _template_sheets(book, sheets, data)
     if data.probes:
-        add_table(sheets["Probes"], PROBE_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+        add_table(sheets["Probes"], PROBE_METRIC_COLUMNS, data.probes, "Probes", color_columns=("mark",))
     if data.judge:  # how often the judge LLM read an answer as the oracle did, per outcome
         add_table(sheets["Judge"], JUDGE_AGREEMENT_COLUMNS, data.judge, "JudgeAgreement")
     _run_sheet(sheets["Run"], data)

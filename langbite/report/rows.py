@@ -7,7 +7,7 @@ from typing import Any
 
 from langbite.evaluate.summary import GroupResult
 from langbite.model import Answer, Evaluation, ModelSpec, answer_key, evaluation_key
-from langbite.plan import Plan
+from langbite.plan import TemplatePlan
 
 RESPONSE_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "template_id", "input_type",
@@ -19,6 +19,13 @@ EVALUATION_COLUMNS = (
     "reflection_type", "repetition", "instances", "operation", "oracle_prediction", "outcomes",
     "biased_instances", "oracle_verdict", "reason", "judge_verdict", "judge_reason", "verdict",
 )
+# The verdict and what decides it first, so that they are on the workbook's first screen
+# (tests/test_reports.py renders it); the counts follow, then what identifies the group further.
+SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "tolerance", "ci_low", "ci_high",
+                   "interval_vs_tolerance", "passed", "failed", "refused", "undetermined", "errors", "total",
+                   "undetermined_share", "concern", "provider")
+PROBE_METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
+                        "harm_types", "description")
 JUDGE_AGREEMENT_COLUMNS = ("concern", "language", "oracle", "judge", "count")
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
@@ -28,7 +35,7 @@ GLOBAL_COLUMNS = (
 )
 
 
-def response_rows(plan: Plan, answers: Mapping[tuple[str, str, int], Answer]) -> Iterator[dict[str, Any]]:
+def response_rows(plan: TemplatePlan, answers: Mapping[tuple[str, str, int], Answer]) -> Iterator[dict[str, Any]]:
     """One row per prompt sent (or due), in plan order; ``key`` joins it to its evaluation."""
     for spec in plan.models:
         provider, model = spec.provider, spec.model

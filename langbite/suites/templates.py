@@ -1,0 +1,207 @@
+"""Template tests as a suite: the library's templates, instantiated per requirement, read by their oracles.
+
+Built from the requirements model's requirements and a template library (the
+model's own ``templates``, the command line's ``--templates``, or the shipped
+library); every instance of every selected template is one call per model and
+repetition. After execution each template's answers are read together by its
+oracle (and the judge LLM where the run has one), and the template verdicts are
+aggregated per requirement × model × language into a pass rate with its 95%
+interval and a verdict against the tolerance.
+
+Its files in the run folder: ``responses.csv`` (every prompt and answer),
+``evaluations.csv`` (every template verdict), ``global_evaluation.csv`` (pass
+rates per group and breakdown) and, with a judge, ``judge_agreement.csv``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from langbite.evaluate.evaluation import evaluate_item
+from langbite.evaluate.judge import judge_item
+from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
+from langbite.execute.engine import Job
+from langbite.library.templates import ExcludedRow, Library, load_library
+from langbite.model import Evaluation, GroupVerdict, RequirementsModel
+from langbite.plan import PlannedTemplate, TemplatePlan, build_plan
+from langbite.report import rows
+from langbite.report.csv_writer import write_csv
+from langbite.resources import default_template_files
+from langbite.suites.base import Answers, BuildOptions, Context, Note, register
+
+log = logging.getLogger(__name__)
+NAME = "templates"
+#: The groups a requirement's verdict is given for, in every output: requirement × model × language.
+VERDICT_GROUP = ("provider", "model", "requirement", "concern", "language")
+
+
+def declared_markups(config: RequirementsModel) -> dict[str, set[str]]:
+    """The markups the requirements declare for their concerns (a new markup needs no edit of concerns.json)."""
+    declared: dict[str, set[str]] = {}
+    for req in config.requirements:
+        declared.setdefault(req.concern, set()).add(req.markup)
+    return declared
+
+
+def library_paths(config: RequirementsModel, options: BuildOptions) -> list[Path]:
+    """The libraries a run uses: the command line's, else the requirements model's, else the shipped one."""
+    return list(options.libraries) or [Path(t) for t in config.templates] or default_template_files()
+
+
+def load(config: RequirementsModel, options: BuildOptions) -> Library:
+    paths = library_paths(config, options)
+    if options.use_cache:  # an unchanged library is not checked again (langbite/library/memo.py)
+        from langbite.library.memo import default_folder, load_library_remembered
+
+        return load_library_remembered(paths, default_folder(), declared_markups(config))
+    return load_library(paths, declared=declared_markups(config))
+
+
+@dataclass(frozen=True)
+class TemplateSuite:
+    """The template tests of a run."""
+
+    name: ClassVar[str] = NAME
+
+    plan: TemplatePlan
+    files: tuple[Path, ...] = ()
+    excluded: tuple[ExcludedRow, ...] = ()
+
+    @property
+    def items(self) -> tuple[PlannedTemplate, ...]:
+        return self.plan.items
+
+    @property
+    def config(self) -> RequirementsModel:
+        return self.plan.config
+
+    def n_calls(self, model: str) -> int:
+        return self.plan.n_instances * self.config.n_repetitions
+
+    def jobs(self, model: str) -> Iterator[Job]:
+        reps = self.config.n_repetitions
+        for item in self.plan.items:
+            for inst in item.instances:
+                for rep in range(reps):
+                    yield Job(model, inst.key, inst.prompt, rep)
+
+    def describe(self) -> list[str]:
+        lines = [f"{'requirement':<32} {'lang':<6} {'templates':>9} {'instances':>9}"]
+        for req, lang, n_t, n_i in self.plan.counts():
+            lines.append(f"{req[:32]:<32} {lang:<6} {n_t:>9} {n_i:>9}")
+        return lines
+
+    def notes(self) -> list[Note]:
+        out = [Note(left.message()) for left in self.plan.left_out]
+        out += [Note("for a template problem (run `langbite validate` on it)", row.file, row.line, row.problems)
+                for row in self.excluded]
+        return out
+
+    def snapshot_files(self) -> tuple[Path, ...]:
+        return self.files
+
+    async def evaluate(self, ctx: Context) -> TemplateResults:
+        """Every template verdict in plan order (model, template, repetition), and the groups' verdicts."""
+        out: list[Evaluation] = []
+        reps = self.config.n_repetitions
+        for spec in ctx.models:
+            for item in self.plan.items:
+                for rep in range(reps):
+                    if ctx.judge and ctx.ask is not None:
+                        out.append(await judge_item(ctx.ask, ctx.judge, item, spec.spec, rep, ctx.answers,
+                                                    seed=self.config.seed, share=self.config.judge_sample,
+                                                    remembered=ctx.readings))
+                    else:
+                        out.append(evaluate_item(item, spec.spec, rep, ctx.answers, ctx.readings)[0])
+        return TemplateResults(self, ctx.answers, tuple(out), judged=bool(ctx.judge))
+
+
+@register(NAME)
+def build(config: RequirementsModel, options: BuildOptions) -> TemplateSuite | None:
+    """The template suite of a requirements model with requirements (None without any)."""
+    if not config.requirements:
+        return None
+    library = load(config, options)
+    excluded = library.excluded_rows()
+    for row in excluded:
+        log.warning("template left out (%s:%s): %s", row.file, row.line,
+                    "; ".join(p.split(": ", 1)[-1] for p in row.problems))
+    plan = build_plan(config, library.templates, options.selection)
+    return TemplateSuite(plan, library.files, excluded)
+
+
+@dataclass(frozen=True)
+class TemplateResults:
+    """Every template verdict of a run, and the verdict of each requirement × model × language."""
+
+    suite: TemplateSuite
+    answers: Answers = field(repr=False)
+    evaluations: tuple[Evaluation, ...] = ()
+    judged: bool = False
+
+    @property
+    def name(self) -> str:
+        return NAME
+
+    def groups(self, by: tuple[str, ...] = VERDICT_GROUP) -> list[GroupResult]:
+        """Pass rates and verdicts per group (by default requirement × model × language, as every output)."""
+        return summarise(self.evaluations, self.suite.config.requirements, by=by)
+
+    def verdicts(self) -> list[GroupVerdict]:
+        return [g.verdict for g in self.groups()]
+
+    def counts(self) -> dict[str, Any]:
+        groups = self.groups()
+        plan = self.suite.plan
+        return {"templates": len(plan.items), "instances": plan.n_instances,
+                "calls_planned": plan.n_calls, "evaluations": len(self.evaluations),
+                "groups_passed": sum(g.verdict is GroupVerdict.PASSED for g in groups), "groups_total": len(groups)}
+
+    def write(self, run_dir: Path) -> list[Path]:
+        written = []
+        if self.suite.plan.items:
+            plan = self.suite.plan
+            for name, columns, source in (
+                    ("responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, self.answers)),
+                    ("evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, self.evaluations)),
+                    ("global_evaluation.csv", rows.GLOBAL_COLUMNS,
+                     map(rows.global_row, summarise(self.evaluations, plan.config.requirements)))):
+                write_csv(run_dir / name, columns, source)
+                written.append(run_dir / name)
+        if self.judged:
+            write_csv(run_dir / "judge_agreement.csv", rows.JUDGE_AGREEMENT_COLUMNS, judge_agreement(self.evaluations))
+            written.append(run_dir / "judge_agreement.csv")
+        return written
+
+    def console(self) -> list[str]:
+        """One row per requirement × model × language, then the count line."""
+        if not self.suite.plan.items:
+            return []
+        groups = self.groups()
+        lines = [f"{'model':<24} {'requirement':<26} {'lang':<6} {'passed':>6} {'failed':>6} {'refused':>7} "
+                 f"{'undet.':>6} {'errors':>6} {'pass %':>6} {'tol. %':>6}  verdict"]
+        for g in groups:
+            rate = f"{g.pass_rate:.0%}" if g.pass_rate is not None else "-"
+            lines.append(f"{(g.provider + ':' + g.model)[:24]:<24} {g.requirement[:26]:<26} {g.language:<6} "
+                         f"{g.passed:>6} {g.failed:>6} {g.refused:>7} {g.undetermined:>6} {g.errors:>6} {rate:>6} "
+                         f"{g.tolerance:>6.0%}  {g.verdict.value}")
+        passed = sum(1 for g in groups if g.verdict is GroupVerdict.PASSED)
+        lines.append(f"{passed} of {len(groups)} requirement × model × language passed "
+                     "(undet. = undetermined templates; errors = templates whose calls got no answer)")
+        return lines
+
+
+def template_suite(plan: Any) -> TemplateSuite | None:
+    """The template suite of a run's plan (:class:`langbite.suites.Plan`), if it has one."""
+    suite = plan.suite(NAME)
+    return suite if isinstance(suite, TemplateSuite) else None
+
+
+def template_results(result: Any) -> TemplateResults | None:
+    """The template results of a finished run (:class:`langbite.runner.RunResult`), if it had templates."""
+    found = result.result(NAME)
+    return found if isinstance(found, TemplateResults) else None
