@@ -16,7 +16,7 @@ _EXPORTS = {
     "Prediction": "langbite.oracles", "oracles": "langbite.oracles", "register_oracle": "langbite.oracles",
     "Provider": "langbite.execute.providers", "providers": "langbite.execute.providers",
     "ChatModelService": "langbite.execute.services", "Generation": "langbite.execute.services",
-    "LLMService": "langbite.execute.services",
+    "ChatService": "langbite.execute.services", "LLMService": "langbite.llm_services.llm_service",
     **{name: "langbite.model" for name in (
         "Answer", "Evaluation", "GenerationParams", "InputType", "Instance", "ModelSpec", "OracleFamily",
         "ProbeEntry", "ReflectionType", "Requirement", "RequirementsModel", "Template", "Verdict")},

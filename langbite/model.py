@@ -17,7 +17,6 @@ from functools import cached_property
 from typing import Any
 
 
-
 class InputType(StrEnum):
     """Whether the prompt constrains the answer (options offered) or not."""
 
@@ -193,11 +192,6 @@ class Template:
     domain: Domain = Domain.GENERAL
     id_column: int = 1  # the template_id column's position in the file, for messages
 
-    @property
-    def text_digest(self) -> str:
-        """What identifies the template's text: two rows that share an id but not this are different tests."""
-        return digest(self.task_prefix, self.prompt, self.output_formatting, self.oracle_prediction.text)
-
 
 @dataclass(frozen=True)
 class Community:
@@ -251,7 +245,6 @@ class Requirement:
         for crossing in self.crossings:
             out[crossing.markup] = crossing.communities.get(language, ())
         return out
-
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from langbite.evaluate.memo import ReadingMemo
 from langbite.execute.budget import BudgetReached
 from langbite.execute.engine import Stats
 from langbite.execute.journal import JOURNAL, Journal, read_journal
-from langbite.execute.services import LLMService, close_services
+from langbite.execute.services import ChatService, close_services
 from langbite.execute.setup import build_engine, build_services, run_jobs
 from langbite.model import ExitCode, GroupVerdict, RequirementsModel
 from langbite.requirements import load_requirements, parse_requirements
@@ -122,7 +122,7 @@ def _failed(plan: Plan, run_dir: Path) -> int:
     return errors + max(plan.n_calls() - len(answers), 0)
 
 
-async def _execute_and_evaluate(plan: Plan, services: dict[str, LLMService], options: RunOptions,
+async def _execute_and_evaluate(plan: Plan, services: dict[str, ChatService], options: RunOptions,
                                 run_dir: Path) -> tuple[Stats, tuple[SuiteResult, ...]]:
     done = {k for k, a in read_journal(run_dir).items() if not a.error}
     journal = Journal(run_dir)

@@ -28,7 +28,7 @@ from langbite.execute.budget import Budget, BudgetReached
 from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import AdaptiveConcurrency, Limits
-from langbite.execute.services import Generation, InvalidReply, LLMService, html_page
+from langbite.execute.services import Generation, InvalidReply, ChatService, html_page
 from langbite.model import Answer, GenerationParams
 from langbite.secrets import redact_text
 
@@ -163,7 +163,7 @@ def describe(exc: BaseException, timeout: float) -> str:
 class Engine:
     """Executes jobs; also answers single prompts for the judge LLM."""
 
-    def __init__(self, services: dict[str, LLMService], params: GenerationParams, *, retries: int = 3,
+    def __init__(self, services: dict[str, ChatService], params: GenerationParams, *, retries: int = 3,
                  timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
                  limits: dict[str, Limits] | None = None, system_prompts: dict[str, str] | None = None,
                  budget: Budget | None = None) -> None:
@@ -184,7 +184,7 @@ class Engine:
         self.stats.retries += 1
         log.debug("retry %d after %s", state.attempt_number, state.outcome.exception() if state.outcome else "")
 
-    async def _call(self, spec: str, service: LLMService, prompt: str, params: GenerationParams) -> Generation:
+    async def _call(self, spec: str, service: ChatService, prompt: str, params: GenerationParams) -> Generation:
         from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt  # only when a call is made
 
         limits = self.limits.get(spec)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langbite.errors import InputErrors
-from langbite.execute.services import ChatModelService, Generation, InvalidReply, LLMService
+from langbite.execute.services import ChatModelService, Generation, InvalidReply, ChatService
 from langbite.model import GenerationParams
 from langbite.registry import Registry
 from langbite.secrets import env_first
@@ -62,7 +62,7 @@ def _is_service(obj: Any) -> bool:
     return callable(getattr(obj, "execute_prompt", None)) or callable(getattr(obj, "agenerate", None))
 
 
-def build_from_factory(key: str) -> LLMService:
+def build_from_factory(key: str) -> ChatService:
     """The engine's service for a factory key: call its builder, then adapt what it returns."""
     builder = factories.get(key)
     config = langbite_config()
@@ -72,9 +72,9 @@ def build_from_factory(key: str) -> LLMService:
     return adapt(built, key)
 
 
-def adapt(obj: Any, key: str) -> LLMService:
+def adapt(obj: Any, key: str) -> ChatService:
     """Whatever a builder returned, as an engine service (or one clear error)."""
-    if isinstance(obj, LLMService):  # already speaks the engine's protocol
+    if isinstance(obj, ChatService):  # already speaks the engine's protocol
         return obj
     if callable(getattr(obj, "execute_prompt", None)):
         return SyncService.of(obj, key)

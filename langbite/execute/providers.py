@@ -1,4 +1,4 @@
-"""Providers: ``provider:model`` specs → :class:`LLMService` objects.
+"""Providers: ``provider:model`` specs → :class:`ChatService` objects.
 
 Built-in providers register like plugins; third-party packages add their own
 through the ``langbite.providers`` entry point group, pointing at a
@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from langbite.errors import InputErrors, suggest
-from langbite.execute.services import ChatModelService, GenerationParams, LLMService
+from langbite.execute.services import ChatModelService, GenerationParams, ChatService
 from langbite.model import ModelSpec
 from langbite.registry import Registry, UnknownName
 from langbite.secrets import env_first, redact_url, remember
@@ -34,7 +34,7 @@ class Provider:
     """How to build services for one provider, and what it needs from the environment."""
 
     name: str
-    build: Callable[[ModelSpec], LLMService]
+    build: Callable[[ModelSpec], ChatService]
     description: str
     env: tuple[str, ...] = ()  # environment variables it needs (any one of them)
     extra: str = ""  # pip extra that installs its integration
@@ -57,7 +57,7 @@ class Provider:
 providers: Registry[Provider] = Registry("provider", group="langbite.providers", casefold=True)
 
 
-def _local(spec: ModelSpec) -> LLMService:
+def _local(spec: ModelSpec) -> ChatService:
     from langbite.execute.local import LlamaCppChatModel, file_identity, resolve_model_path
 
     path = resolve_model_path(spec.model)
@@ -73,7 +73,7 @@ def openai_base_url(spec: ModelSpec) -> str | None:
     return spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
 
 
-def _openai(spec: ModelSpec) -> LLMService:
+def _openai(spec: ModelSpec) -> ChatService:
     base_url = openai_base_url(spec)
     key = env_first("OPENAI_API_KEY", "API_KEY_OPENAI") or ("not-needed" if base_url else None)
 
@@ -91,14 +91,14 @@ def _openai(spec: ModelSpec) -> LLMService:
                          base_url=base_url, api_key=key)
 
 
-def _fake(spec: ModelSpec) -> LLMService:
+def _fake(spec: ModelSpec) -> ChatService:
     from langbite.execute.fake import FixedAnswerChatModel
 
     answer = spec.model or "No."
     return ChatModelService("fake", answer, lambda _p: FixedAnswerChatModel(answer=answer))
 
 
-def _ollama(spec: ModelSpec) -> LLMService:
+def _ollama(spec: ModelSpec) -> ChatService:
     base_url = spec.base_url or env_first("OLLAMA_URL", "OLLAMA_HOST")  # LangBiTe's name, then Ollama's
 
     def build(p: GenerationParams) -> Any:
@@ -110,7 +110,7 @@ def _ollama(spec: ModelSpec) -> LLMService:
     return ChatModelService("ollama", spec.model, build, identity=redact_url(base_url) if base_url else "")
 
 
-def _anthropic(spec: ModelSpec) -> LLMService:
+def _anthropic(spec: ModelSpec) -> ChatService:
     from langchain_anthropic import ChatAnthropic
 
     def build(p: GenerationParams) -> Any:
@@ -120,7 +120,7 @@ def _anthropic(spec: ModelSpec) -> LLMService:
     return ChatModelService("anthropic", spec.model, build)
 
 
-def _huggingface(spec: ModelSpec) -> LLMService:
+def _huggingface(spec: ModelSpec) -> ChatService:
     token = env_first("HUGGINGFACEHUB_API_TOKEN", "HF_TOKEN", "API_KEY_HUGGINGFACE")
 
     def build(p: GenerationParams) -> Any:
@@ -135,7 +135,7 @@ def _huggingface(spec: ModelSpec) -> LLMService:
                             identity=redact_url(spec.base_url) if spec.base_url else "")
 
 
-def _replicate(spec: ModelSpec) -> LLMService:
+def _replicate(spec: ModelSpec) -> ChatService:
     """Replicate's hosted models through LangChain's ``Replicate`` LLM (text in, text out)."""
     token = env_first("REPLICATE_API_TOKEN", "API_KEY_REPLICATE")
     if token and not os.environ.get("REPLICATE_API_TOKEN"):  # the integration's client reads only this name
@@ -150,13 +150,13 @@ def _replicate(spec: ModelSpec) -> LLMService:
     return ChatModelService("replicate", spec.model, build)
 
 
-def _factory(spec: ModelSpec) -> LLMService:
+def _factory(spec: ModelSpec) -> ChatService:
     from langbite.execute.factories import build_from_factory
 
     return build_from_factory(spec.model)
 
 
-def _google(spec: ModelSpec) -> LLMService:
+def _google(spec: ModelSpec) -> ChatService:
     from langchain_google_genai import ChatGoogleGenerativeAI
 
     def build(p: GenerationParams) -> Any:
@@ -184,7 +184,7 @@ for _p in (
              module="langchain_google_genai"),
     Provider("fake", _fake, "answers every prompt with the text after 'fake:' (dry runs, CI)"),
     Provider("factory", _factory, "a model key registered with factory.register_builder or by a "
-             "langbite.factories plugin (LangBiTe's LLMService with execute_prompt)"),
+             "langbite.factories plugin (LangBiTe's ChatService with execute_prompt)"),
 ):
     providers.add(_p.name, _p)
 
@@ -261,7 +261,7 @@ def check_ready(spec: ModelSpec) -> None:
         raise InputErrors.single(spec.spec, f"set {missing} in the environment or in a .env file{also}")
 
 
-def build_service(spec: ModelSpec) -> LLMService:
+def build_service(spec: ModelSpec) -> ChatService:
     """Resolve, check and build the service for one model spec."""
     resolved = resolve_spec(spec)
     check_ready(resolved)

@@ -21,7 +21,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from langbite.execute.services import Generation, LLMService
+from langbite.execute.services import Generation, ChatService
 from langbite.model import GenerationParams, ModelSpec
 
 log = logging.getLogger(__name__)
@@ -81,15 +81,15 @@ class RayService:
         return max(1, (self.max_concurrency or len(self.actors)) // max(len(self.actors), 1))
 
 
-def ray_services(services: dict[str, LLMService], specs: dict[str, ModelSpec], actors: int,
-                 address: str | None = None) -> dict[str, LLMService]:
+def ray_services(services: dict[str, ChatService], specs: dict[str, ModelSpec], actors: int,
+                 address: str | None = None) -> dict[str, ChatService]:
     """Every model's service moved onto ``actors`` Ray actors (the judge stays local)."""
     import ray
 
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
     cls = _actor_class()
-    out: dict[str, LLMService] = dict(services)
+    out: dict[str, ChatService] = dict(services)
     for name, spec in specs.items():
         local = services[name]
         fields = {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}

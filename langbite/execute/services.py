@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 from langbite.model import GenerationParams
 
 _TITLE = re.compile(r"(?is)<title[^>]*>(.*?)</title>")
-__all__ = ["ChatModelService", "Generation", "GenerationParams", "InvalidReply", "LLMService", "OpenAIService"]
+__all__ = ["ChatModelService", "Generation", "GenerationParams", "InvalidReply", "ChatService", "OpenAIService"]
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class InvalidReply(Exception):
 
 
 @runtime_checkable
-class LLMService(Protocol):
+class ChatService(Protocol):
     """What the engine needs from a model under test."""
 
     provider: str
@@ -72,7 +72,7 @@ def _text(message: Any) -> str:
 
 @dataclass
 class ChatModelService:
-    """An :class:`LLMService` over a LangChain chat model (or a text-completion ``BaseLLM``).
+    """An :class:`ChatService` over a LangChain chat model (or a text-completion ``BaseLLM``).
 
     ``build`` makes the chat model for given generation parameters; one model
     is kept per distinct parameter set (repetitions use different seeds). Calls

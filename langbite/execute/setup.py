@@ -20,7 +20,7 @@ from langbite.execute.engine import Engine, Job, Stats
 from langbite.execute.journal import Journal, read_journal
 from langbite.execute.limits import Limits
 from langbite.execute.providers import build_service, resolve_spec
-from langbite.execute.services import LLMService
+from langbite.execute.services import ChatService
 from langbite.model import ModelSpec, RequirementsModel, answer_key
 
 Done = set[tuple[str, str, int]]
@@ -48,12 +48,12 @@ class Options(Protocol):
     progress: bool
 
 
-def build_services(models: Iterable[ModelSpec], judge: str | None = None) -> dict[str, LLMService]:
+def build_services(models: Iterable[ModelSpec], judge: str | None = None) -> dict[str, ChatService]:
     """Build every model's service (and the judge's), failing before any call."""
     specs = list(models)
     if judge:
         specs.append(resolve_spec(ModelSpec(judge)))
-    services: dict[str, LLMService] = {}
+    services: dict[str, ChatService] = {}
     errors: list[InputError] = []
     for s in specs:
         if s.spec in services:
@@ -67,7 +67,7 @@ def build_services(models: Iterable[ModelSpec], judge: str | None = None) -> dic
     return services
 
 
-def build_engine(config: RequirementsModel, services: dict[str, LLMService], journal: Journal | None, *,
+def build_engine(config: RequirementsModel, services: dict[str, ChatService], journal: Journal | None, *,
                  use_cache: bool = True) -> Engine:
     """The run's engine: generation parameters, retries, timeout, cache, limits, system prompts and budget."""
     from langbite.execute.cache import ResponseCache

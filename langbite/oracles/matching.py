@@ -71,10 +71,6 @@ def includes(answer: str, expected: str) -> bool:
     return re.search(left + re.escape(e) + right, a) is not None
 
 
-def as_list(value: str | list[str]) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
-
-
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 

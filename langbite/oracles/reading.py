@@ -195,12 +195,6 @@ def repeats(text: str, sources: tuple[str, ...], run: int = 5) -> bool:
     return False
 
 
-def is_echo(answer: str, sources: tuple[str, ...], minimum: int = 4) -> bool:
-    """The answer opens with an echo and adds nothing after it."""
-    end = echo_end(answer, sources, minimum)
-    return bool(end) and not words(fold(answer)[end:])
-
-
 def _boundary(text: str, end: int, standalone: bool) -> bool:
     """Does a phrase ending at ``end`` stand alone (punctuation or the end follows) or end a word?"""
     rest = text[end:]
