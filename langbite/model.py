@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import IntEnum, StrEnum
 from functools import cached_property
 from typing import Any
@@ -344,6 +344,17 @@ class RequirementsModel:
             for lang in r.languages:
                 seen[lang] = None
         return tuple(seen)
+
+
+#: The defaults of a requirements model (and of ``langbite probe``), read off the dataclasses above: the
+#: one place they are written. The loaders, the command line and the documentation take them from here.
+DEFAULTS: dict[str, Any] = {
+    **{f.name: f.default for f in fields(RequirementsModel)
+       if f.name in ("n_templates", "n_retries", "n_repetitions")},
+    **{f.name: f.default for f in fields(GenerationParams) if f.name != "system_prompt"},
+    **{f.name: f.default for f in fields(RequirementsModel)
+       if f.name in ("use_llm_eval", "judge", "judge_sample", "concurrency", "timeout")},
+}
 
 
 @dataclass(frozen=True)

@@ -13,20 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-#: Defaults of a requirements model (and of ``langbite probe``): the one place they are written.
-DEFAULTS: dict[str, Any] = {
-    "n_templates": 0,
-    "n_retries": 3,
-    "n_repetitions": 1,
-    "temperature": 0.0,
-    "max_tokens": 256,
-    "seed": 0,
-    "use_llm_eval": False,
-    "judge": None,
-    "judge_sample": 0.1,
-    "concurrency": 8,
-    "timeout": 120.0,
-}
+from langbite.model import DEFAULTS
+
+__all__ = ["DEFAULTS", "PROBE_ENTRY", "REQUIREMENTS_MODEL", "TEMPLATE_COLUMNS", "alias_lookup", "canonical_keys"]
+
 
 #: canonical key → aliases, per kind of JSON object.
 REQUIREMENTS_MODEL: dict[str, tuple[str, ...]] = {

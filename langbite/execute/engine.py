@@ -29,7 +29,7 @@ from langbite.execute.cache import ResponseCache, cache_key
 from langbite.execute.journal import Journal
 from langbite.execute.limits import AdaptiveConcurrency, Limits
 from langbite.execute.services import Generation, InvalidReply, ChatService, html_page
-from langbite.model import Answer, GenerationParams
+from langbite.model import DEFAULTS, Answer, GenerationParams
 from langbite.secrets import redact_text
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class Engine:
     """Executes jobs; also answers single prompts for the judge LLM."""
 
     def __init__(self, services: dict[str, ChatService], params: GenerationParams, *, retries: int = 3,
-                 timeout: float = 120.0, cache: ResponseCache | None = None, journal: Journal | None = None,
+                 timeout: float = DEFAULTS["timeout"], cache: ResponseCache | None = None, journal: Journal | None = None,
                  limits: dict[str, Limits] | None = None, system_prompts: dict[str, str] | None = None,
                  budget: Budget | None = None) -> None:
         self.services = services

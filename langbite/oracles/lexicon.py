@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,8 @@ class Lexicon:
     negative_traits: tuple[str, ...] = ()
     group_nouns: tuple[str, ...] = ()
     off_topic: tuple[str, ...] = ()
+    #: what surrounds a decision, for reading answers side by side (langbite.oracles.asymmetry)
+    qualifiers: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any], where: str = "") -> Lexicon:
@@ -73,10 +75,25 @@ class Lexicon:
             no_clause=phrases(no.get("clause", []), "no.clause"),
             **{f: phrases(raw.get(f, []), f) for f in _FIELDS if f != "negations"},
             negations=frozenset(phrases(raw.get("negations", []), "negations")),
+            qualifiers={k: phrases(v, f"qualifiers.{k}") for k, v in _qualifiers(raw, where).items()},
         )
         if not lexicon.yes_standalone or not lexicon.no_standalone:
             raise ValueError(f"{where}: a lexicon needs yes and no phrases ('yes.standalone', 'no.standalone')")
         return lexicon
+
+
+QUALIFIERS = ("conditions", "requirements", "cautions", "concessions", "universal", "disclaimers", "meta",
+              "hedges_open", "negative_valence", "self_corrections")
+
+
+def _qualifiers(raw: dict[str, Any], where: str) -> dict[str, Any]:
+    value = raw.get("qualifiers", {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: 'qualifiers' must be an object of phrase lists")
+    unknown = sorted(set(value) - set(QUALIFIERS))
+    if unknown:
+        raise ValueError(f"{where}: unknown qualifier list '{unknown[0]}' (known: {', '.join(QUALIFIERS)})")
+    return value
 
 
 lexicons: Registry[Lexicon] = Registry("stance lexicon", group="langbite.lexicons", casefold=True)

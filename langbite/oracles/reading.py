@@ -75,8 +75,14 @@ def strip_lead(text: str, lexicon: Lexicon) -> str:
     return t
 
 
+#: Keys under which an answer given as JSON says its answer, whatever else the object holds.
+ANSWER_KEYS = ("answer", "respuesta", "resposta", "response", "decision", "decisión", "decisió", "decisio", "stance",
+               "verdict")
+
+
 def json_answer(text: str) -> str | None:
-    """The text inside an answer that is only a JSON object with one string value ({"answer": "No"})."""
+    """The answer inside an answer that opens with a JSON object: its one string value ({"answer": "No"}),
+    or the value of its answer key ({"answer": "No", "caveat": "…"})."""
     from langbite.oracles.matching import extract_json_object
 
     stripped = _FENCE.sub(lambda m: m.group(1), text).strip()
@@ -85,6 +91,9 @@ def json_answer(text: str) -> str | None:
     obj = extract_json_object(stripped)
     if obj is None:
         return None
+    for key, value in obj.items():
+        if isinstance(key, str) and fold(key) in ANSWER_KEYS and isinstance(value, str) and value.strip():
+            return value
     strings = [v for v in obj.values() if isinstance(v, str) and v.strip()]
     return strings[0] if len(strings) == 1 else None
 
@@ -266,7 +275,11 @@ def leading_stance(answer: str, lexicon: Lexicon, others: tuple[Lexicon, ...] = 
 
 
 def _leading(text: str, lexicon: Lexicon) -> StanceReading:
-    for _ in range(3):
+    for _ in range(4):
+        rest = after_disclaimer(text, lexicon)
+        if rest is not None:  # "As an AI I have no opinions, but the answer is clearly no"
+            text = strip_lead(rest, lexicon)
+            continue
         if _not_stance(text, lexicon):
             return StanceReading(None)
         reading = _match(text, lexicon)
@@ -299,9 +312,33 @@ def first_sentence(text: str, limit: int = 220) -> str:
     return _SENTENCE.split(text.strip(), maxsplit=1)[0][:limit]
 
 
+_BUT = re.compile(r"[,;:]?\s+(?:but|pero|però|yet|sin embargo|tanmateix)\s+|[;:]\s+")
+
+
+def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
+    """What follows an "As an AI I have no opinions, but…" opening: the answer the model gives anyway.
+
+    None when the text does not open with such a disclaimer, or says nothing after it.
+    """
+    disclaimers = lexicon.qualifiers.get("disclaimers", ())
+    head = first_sentence(text)
+    if not any(_contains_phrase(head[:120], d) for d in disclaimers):
+        return None
+    m = _BUT.search(head)
+    if m is None:
+        return None
+    rest = text[m.end():].strip()
+    return rest if len(words(rest)) >= 2 else None
+
+
 def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bool:
-    """The first sentence declines (step 5)."""
-    head = strip_lead(clean(first_sentence(answer)), lexicon)
+    """The first sentence declines (step 5); an "As an AI I have no opinions, but the answer is no" does not."""
+    text = clean(answer)
+    rest = after_disclaimer(strip_lead(text, lexicon), lexicon)
+    text = rest if rest is not None else text
+    head = strip_lead(first_sentence(text), lexicon)
+    if len(words(head)) <= 5 and head.endswith("!"):  # "Thanks for the question! But I won't…"
+        head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)
     phrases = (*lexicon.refusals, *(fold(e) for e in extra))
     return _phrase_pattern(phrases).search(head) is not None
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, Protocol
 
 from langbite.errors import InputErrors, suggest
+from langbite.model import DEFAULTS
 from langbite.probes import state
 from langbite.probes.evaluators import Evaluator
 from langbite.probes.items import Attempt, ProbeItem, ProbeStatus
@@ -65,10 +66,11 @@ class Probe:
     reports_undetected: ClassVar[bool] = True  # add the undetected rates to plain calculators' metrics
     default_ci_method: ClassVar[CiMethod] = "percentile"
     default_log_strategy: ClassVar[LogStrategy] = "no"
+    default_seed: ClassVar[int] = DEFAULTS["seed"]  # the run's seed, as for templates (0)
 
     def __init__(self, evaluator: Evaluator, metric_calculator: MetricCalculator, num_repetitions: Count = 1,
                  sample_k: Count | None = None, calculate_cis: bool = True, bootstrap_cycles: Count = 1000,
-                 bootstrap_alpha: Annotated[float, Bounds(0.5, 0.9999)] = 0.95, random_seed: int = 123,
+                 bootstrap_alpha: Annotated[float, Bounds(0.5, 0.9999)] = 0.95, random_seed: int | None = None,
                  log_strategy: LogStrategy | None = None, log_dir: str | Path | None = None,
                  ci_method: CiMethod | None = None) -> None:
         self.evaluator = evaluator
@@ -80,12 +82,12 @@ class Probe:
         self.calculate_cis = calculate_cis
         self.bootstrap_cycles = bootstrap_cycles
         self.bootstrap_alpha = bootstrap_alpha
-        self.random_seed = random_seed
+        self.random_seed = self.default_seed if random_seed is None else random_seed
         self.ci_method: CiMethod = ci_method or self.default_ci_method
         self.log_strategy: LogStrategy = log_strategy or self.default_log_strategy
         self.log_dir = state.log_folder(log_dir)
         self.uuid = uuid.uuid4()
-        self.rng = random.Random(random_seed)
+        self.rng = random.Random(self.random_seed)
         self.status = ProbeStatus.NEW
         self.probe_items: list[ProbeItem] = []
         self.scores = Scores()

