@@ -48,6 +48,7 @@ class MockConfig:
     batch_polls: int = 1  # looks at a batch before it completes
     batch_fail_rate: float = 0.0  # share of a batch's requests answered with an error line
     batch_end: str = "completed"  # how a batch ends: completed, expired (half answered) or failed (none)
+    status: int = 0  # answer every chat request with this status (401 a wrong key, 404 a wrong model)
 
 
 HTML_PAGE = (b"<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1>"
@@ -110,7 +111,7 @@ class MockOpenAI:
 
     async def _respond(self, writer: asyncio.StreamWriter, status: int, body: bytes,
                        headers: dict[str, str] | None = None, content_type: str = "application/json") -> None:
-        reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
                   502: "Bad Gateway"}[status]
         head = [f"HTTP/1.1 {status} {reason}", f"Content-Type: {content_type}",
                 f"Content-Length: {len(body)}", "Connection: keep-alive"]
@@ -245,6 +246,12 @@ class MockOpenAI:
         roll = self._rng.random()
         if c.latency:
             await asyncio.sleep(c.latency)
+        if c.status:
+            self.stats.status[c.status] += 1
+            message = {401: "Incorrect API key provided", 403: "You do not have access to this model",
+                       404: "The model does not exist"}.get(c.status, "error")
+            await self._respond(writer, c.status, json.dumps({"error": {"message": message}}).encode())
+            return
         if self.stats.requests <= c.fail_first:
             self.stats.status[429] += 1
             headers = {"Retry-After": str(c.retry_after)} if c.retry_after is not None else {}

@@ -81,6 +81,8 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ids", metavar="ID[,ID...]", help="only these template ids (comma-separated)")
     p.add_argument("--limit", type=_positive, metavar="N",
                    help="at most N templates per requirement and language (a quick smoke run)")
+    p.add_argument("--skip-invalid-templates", action="store_true",
+                   help="run without the library rows that have a problem (listed), instead of stopping before any call")
     p.add_argument("--system-prompt", action="append", default=[], type=Path, metavar="FILE",
                    help="system prompt sent before every prompt (a text file). Repeat it to compare prompts: "
                         "each model then runs under each, reported as model#FILE-NAME")
@@ -178,6 +180,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--budget", type=_dollars, metavar="USD",
                    help="stop before spending more than USD (needs a price for every model; see langbite plan)")
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    r.add_argument("--force", action="store_true",
+                   help="write into an --out folder that holds files langbite did not write (they may be overwritten)")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_ci_options(r)
 
@@ -260,7 +264,9 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
                       executor=getattr(args, "executor", "local"), ray_address=getattr(args, "ray_address", None),
                       ray_actors=getattr(args, "ray_actors", 2),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
-                      use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False))
+                      use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False),
+                      force=getattr(args, "force", False),
+                      skip_invalid_templates=getattr(args, "skip_invalid_templates", False))
 
 
 def _ci_outputs(args: argparse.Namespace, result: object) -> None:
@@ -340,6 +346,9 @@ def _execute(args: argparse.Namespace, plan, options) -> int:  # type: ignore[no
     print(f"{result.stats.line()}, wall {time.perf_counter() - started:.1f}s")
     _ci_outputs(args, result)
     _print_results(result)
+    for model, why in result.stats.stopped.items():
+        print(f"stopped calling {model} after its first {why}; fix the key or the model name and run the same "
+              "command again to resume", file=sys.stderr)
     if result.could_not_evaluate:
         print(f"could not evaluate: {result.failed_calls} of {result.plan.n_calls()} calls got no answer; "
               "see the error column of responses.csv (the verdicts above are not a judgement of the model)")
@@ -360,7 +369,9 @@ def _resume_command(args: argparse.Namespace, out: Path, budget: float | None = 
             argv[argv.index("--budget") + 1] = f"{budget:g}"
         else:
             argv += ["--budget", f"{budget:g}"]
-    return shlex.join(["langbite", *argv])
+    from langbite.secrets import redact_text
+
+    return redact_text(shlex.join(["langbite", *argv]))  # a base URL's password never reaches a CI log
 
 
 def cmd_probe(args: argparse.Namespace) -> int:

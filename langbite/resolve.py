@@ -41,6 +41,8 @@ class RunOptions:
     ray_address: str | None = None  # a running Ray cluster ("auto", "ray://host:10001"); None starts a local one
     ray_actors: int = 2  # actors per model
     data: str | None = None  # probe data folder (--data)
+    force: bool = False  # --force: write into a folder that holds files langbite did not write
+    skip_invalid_templates: bool = False  # --skip-invalid-templates: run without the library rows that have problems
 
 
 def with_system_prompts(specs: list[ModelSpec], config: RequirementsModel,

@@ -34,8 +34,17 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_out_dir(run_dir: Path) -> None:
-    """Refuse a run folder that cannot be one: empty, an existing file, or not writable."""
+def foreign_files(run_dir: Path) -> list[str]:
+    """Files in ``run_dir`` that langbite did not write. A folder without langbite's config.json was never a run
+    folder (langbite writes config.json before anything else), so everything in it is the user's own."""
+    if not run_dir.is_dir() or (run_dir / "config.json").exists():
+        return []
+    return sorted(p.name for p in run_dir.iterdir() if p.name != LOCK)
+
+
+def check_out_dir(run_dir: Path, force: bool = False) -> None:
+    """Refuse a run folder that cannot be one: empty, an existing file, not writable, or holding files langbite
+    did not write (unless ``force``)."""
     if not str(run_dir).strip() or str(run_dir) in (".", "./"):
         raise InputErrors.single("--out", "give a folder for the run (an empty --out would write into the "
                                  "current folder)")
@@ -44,6 +53,11 @@ def check_out_dir(run_dir: Path) -> None:
     parent = run_dir if run_dir.exists() else next((p for p in run_dir.parents if p.exists()), Path("."))
     if not os.access(parent, os.W_OK | os.X_OK):
         raise InputErrors.single(str(run_dir), f"cannot write here: {parent} is not writable")
+    mine = foreign_files(run_dir)
+    if mine and not force:
+        shown = ", ".join(mine[:5]) + (f" and {len(mine) - 5} more" if len(mine) > 5 else "")
+        raise InputErrors.single(str(run_dir), f"holds files langbite did not write ({shown}); a run would overwrite "
+                                 "them: choose another --out, or pass --force to write here anyway")
 
 
 def _alive(pid: int) -> bool:

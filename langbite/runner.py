@@ -76,7 +76,8 @@ class RunResult:
 
 
 def _build_options(options: RunOptions) -> BuildOptions:
-    return BuildOptions(tuple(options.templates), options.selection, options.use_cache, options.data)
+    return BuildOptions(tuple(options.templates), options.selection, options.use_cache, options.data,
+                        options.skip_invalid_templates)
 
 
 def prepare(config: RequirementsModel | Path | str, options: RunOptions | None = None) -> Plan:
@@ -99,7 +100,7 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
 async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
     """:func:`run`, as a coroutine (``await`` it in a notebook or an async application)."""
     options = options or RunOptions()
-    check_out_dir(run_dir)
+    check_out_dir(run_dir, force=options.force)
     services = build_services(plan.models, judge_spec(plan.config))
     if options.executor == "ray":
         from langbite.execute.ray_executor import ray_services
@@ -185,7 +186,7 @@ def plan_of(run_dir: Path) -> Plan:
     selection = Selection(chosen.get("keyword"), tuple(chosen.get("ids", ())), chosen.get("limit"))
     config = parse_requirements({k: v for k, v in doc.items() if v is not None}, str(config_path))
     files = tuple(run_dir / "templates" / n for n in names)
-    options = BuildOptions(files, selection, use_cache=False)
+    options = BuildOptions(files, selection, use_cache=False, skip_invalid_templates=True)  # as it ran
     return Plan(config, build_suites(config, options), selection, files)
 
 

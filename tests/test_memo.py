@@ -152,24 +152,24 @@ def test_an_unchanged_library_is_remembered_and_a_changed_one_is_loaded_again(tm
     folder = tmp_path / "libraries"
     fresh = load_library([library])
     first = library_memo.load_library_remembered([library], folder)
-    assert first == fresh and len(list(folder.glob("*.pickle"))) == 1
+    assert first == fresh and len(list(folder.glob("*.json"))) == 1
     second = library_memo.load_library_remembered([library], folder)
     assert second == fresh
     text = library.read_text(encoding="utf-8")
     library.write_text(text.replace("?", "? Please.", 1), encoding="utf-8")  # the same size would not matter
     changed = library_memo.load_library_remembered([library], folder)
     assert changed == load_library([library]) and changed != fresh
-    assert len(list(folder.glob("*.pickle"))) == 2
+    assert len(list(folder.glob("*.json"))) == 2
 
 
 def test_a_damaged_library_entry_is_loaded_again(tmp_path: Path) -> None:
     library, _ = _campaign(tmp_path)
     folder = tmp_path / "libraries"
     library_memo.load_library_remembered([library], folder)
-    (entry,) = folder.glob("*.pickle")
-    entry.write_bytes(b"not a pickle")
+    (entry,) = folder.glob("*.json")
+    entry.write_bytes(b"not a memo {")
     assert library_memo.load_library_remembered([library], folder) == load_library([library])
-    assert entry.read_bytes() != b"not a pickle"  # written again
+    assert entry.read_bytes() != b"not a memo {"  # written again
 
 
 def test_rows_left_out_stay_left_out_with_their_problems(tmp_path: Path) -> None:
@@ -191,7 +191,7 @@ def test_no_cache_leaves_the_library_memo_alone(tmp_path: Path, monkeypatch: pyt
     prepare(model, RunOptions(templates=[library], use_cache=False))
     assert not (tmp_path / "cache" / "libraries").exists()
     plan = prepare(model, RunOptions(templates=[library]))
-    assert len(list((tmp_path / "cache" / "libraries").glob("*.pickle"))) == 1
+    assert len(list((tmp_path / "cache" / "libraries").glob("*.json"))) == 1
     assert prepare(model, RunOptions(templates=[library])) == plan
 
 
@@ -207,11 +207,32 @@ def test_cache_clear_forgets_readings_and_libraries(tmp_path: Path, monkeypatch:
     db = tmp_path / "cache" / "responses.sqlite3"
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT COUNT(*) FROM readings").fetchone()[0] > 0
-    assert list((tmp_path / "cache" / "libraries").glob("*.pickle"))
+    assert list((tmp_path / "cache" / "libraries").glob("*.json"))
     done = subprocess.run([sys.executable, "-m", "langbite", "cache", "clear"], capture_output=True, text=True,
                           env={**os.environ, "LANGBITE_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(db) as c:
         assert c.execute("SELECT name FROM sqlite_master WHERE name = 'readings'").fetchall() == []
         assert c.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
-    assert not list((tmp_path / "cache" / "libraries").glob("*.pickle"))
+    assert not list((tmp_path / "cache" / "libraries").glob("*.json"))
+
+
+def test_a_planted_memo_entry_runs_no_code(tmp_path: Path) -> None:
+    """A cache folder another user can write to must not run their code: entries are data, read as data."""
+    library = tmp_path / "lib"
+    library.mkdir()
+    (library / "prompts_en_us.csv").write_bytes((REPO / "templates" / "prompts_en_us.csv").read_bytes())
+    folder = tmp_path / "libraries"
+    library_memo.load_library_remembered([library], folder)
+    (entry,) = folder.glob("*.json")
+    marker = tmp_path / "pwned"
+    import pickle
+
+    class Evil:
+        def __reduce__(self):  # type: ignore[no-untyped-def]
+            return (open, (str(marker), "w"))
+
+    entry.write_bytes(pickle.dumps(Evil()))  # what a pickle memo would have executed
+    assert library_memo.load_library_remembered([library], folder).templates
+    assert not marker.exists()
+    assert not list(folder.glob("*.pickle")) and "pickle" not in (REPO / "langbite" / "library" / "memo.py").read_text()

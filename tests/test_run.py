@@ -94,9 +94,11 @@ def test_report_rebuilds_without_calling_any_model(tmp_path: Path, calls: dict) 
     assert {n: (out / n).read_text() for n in before} == before
 
 
-def test_a_malformed_template_row_is_left_out_with_a_warning(tmp_path: Path, calls: dict,
-                                                            caplog: pytest.LogCaptureFixture) -> None:
-    """One bad row in a library does not stop a campaign: run leaves it out, says so, and records it."""
+def test_a_malformed_template_row_stops_the_run_unless_it_is_skipped(tmp_path: Path, calls: dict,
+                                                                    caplog: pytest.LogCaptureFixture,
+                                                                    capsys: pytest.CaptureFixture) -> None:
+    """A bad row stops the run before any call, as pytest stops at a collection error (a test a team just added
+    must not silently never run); --skip-invalid-templates runs without it, says so, and records it."""
     lib = tmp_path / "lib"
     shutil.copytree(REPO / "templates", lib)
     path = lib / "prompts_en_us.csv"
@@ -105,8 +107,14 @@ def test_a_malformed_template_row_is_left_out_with_a_warning(tmp_path: Path, cal
     lines[2] = lines[2].replace('"operation"', '"operaton"', 1)
     path.write_text("\n".join(lines) + "\n")
     out = tmp_path / "run"
+    assert run_cli("run", str(QUICKSTART), "--llm", "scripted:fair", "--templates", str(lib), "--out", str(out)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert not calls.get("fair") and not out.exists()
+    assert err[0].startswith("--skip-invalid-templates: 1 library row(s) have a problem")
+    assert err[1].startswith(f"{path}:3:10: oracle_prediction: ")
     with caplog.at_level("WARNING"):
-        code = run_cli("run", str(QUICKSTART), "--llm", "scripted:fair", "--templates", str(lib), "--out", str(out))
+        code = run_cli("run", str(QUICKSTART), "--llm", "scripted:fair", "--templates", str(lib), "--out", str(out),
+                       "--skip-invalid-templates")
     assert code == 0 and calls["fair"] > 0
     warnings = [r.getMessage() for r in caplog.records if "template left out" in r.getMessage()]
     assert len(warnings) == 1 and f"{path}:3" in warnings[0] and "oracle_prediction" in warnings[0]

@@ -49,6 +49,10 @@ class Job:
     repetition: int
 
 
+#: Replies that no retry and no other prompt can mend: a wrong key, no access, a model that does not exist.
+FATAL = {401: "the key was refused", 403: "access denied", 404: "no such model or endpoint"}
+
+
 @dataclass
 class Stats:
     calls: int = 0
@@ -58,6 +62,7 @@ class Stats:
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
+    stopped: dict[str, str] = dataclasses.field(default_factory=dict)  # model → why its calls stopped early
 
     def line(self) -> str:
         return (f"{self.calls} calls, {self.cache_hits} cache hits, {self.errors} failed, "
@@ -114,8 +119,12 @@ def retry_after(exc: BaseException | None) -> float | None:
     try:
         return max(float(value), 0.0)
     except ValueError:
+        pass
+    try:  # an HTTP date; anything else ("soon") is no instruction: the usual backoff applies
         when = email.utils.parsedate_to_datetime(value)
-        return max(when.timestamp() - time.time(), 0.0) if when else None
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0) if when else None
 
 
 class _Wait:
@@ -257,6 +266,9 @@ class Engine:
             generation = await self._call(spec, service, prompt, params)
         except Exception as exc:  # the provider boundary: any fault of the model's side is data
             self.stats.errors += 1
+            status = status_code(exc)
+            if status in FATAL:  # every other prompt would get the same answer: stop asking this model
+                self.stats.stopped.setdefault(spec, f"HTTP {status} ({FATAL[status]}): {describe(exc, self.timeout)}")
             if self.budget is not None:
                 self.budget.settle(spec, reserved, prompt, None)
             return None, describe(exc, self.timeout), False
@@ -269,6 +281,8 @@ class Engine:
 
     async def _worker(self, jobs: Iterator[Job], bar: Any) -> None:
         for job in jobs:
+            if job.model in self.stats.stopped:
+                continue  # not sent, not journaled: a resume with the right key or model sends it
             start = time.perf_counter()
             try:
                 generation, error, cached = await self.complete(job.model, job.prompt, job.repetition)

@@ -11,8 +11,11 @@ Only a library that loaded without a file-level error is remembered; rows
 left out stay left out, with their problems, exactly as a fresh load reports
 them.
 
-The entries are pickles in the cache folder (``libraries/``), written by
-langbite itself; an entry that cannot be read is ignored and loaded afresh.
+The entries are JSON files in the cache folder (``libraries/``): data only, never
+code, so a cache folder that another user can write to cannot make langbite run
+anything (a planted entry can at worst describe a library, which is read back
+through the same typed constructors). An entry that cannot be read is ignored
+and the library is loaded afresh.
 ``--no-cache`` (``RunOptions.use_cache``) skips this memo as it skips the
 response cache.
 """
@@ -23,11 +26,12 @@ import hashlib
 import json
 import logging
 import os
-import pickle
 from collections.abc import Iterable
 from pathlib import Path
 
+from langbite.errors import InputError
 from langbite.library.templates import Library, load_library, template_files
+from langbite.model import Domain, InputType, OracleFamily, Prediction, ReflectionType, Template
 from langbite.oracles import oracles
 from langbite.resources import concerns_path, default_cache_dir, oracle_schema_path, source_digest
 
@@ -47,7 +51,7 @@ def default_folder() -> Path:
 
 def forget(folder: Path | None = None) -> None:
     """Remove every remembered library (``langbite cache clear``)."""
-    for entry in (folder or default_folder()).glob("*.pickle"):
+    for entry in (folder or default_folder()).glob("*.json"):
         entry.unlink(missing_ok=True)
 
 
@@ -72,15 +76,12 @@ def load_library_remembered(paths: Iterable[Path], folder: Path,
         key = _key(files, declared)
     except Exception:  # a missing or unreadable file: the ordinary load reports it
         return load_library(paths, declared=declared)
-    entry = folder / f"{key}.pickle"
+    entry = folder / f"{key}.json"
     try:
-        with open(entry, "rb") as f:
-            library = pickle.load(f)  # written by _remember below, in the user's own cache folder
-        if isinstance(library, Library):
-            return library
+        return decode(json.loads(entry.read_text(encoding="utf-8")))
     except FileNotFoundError:
         pass
-    except Exception as exc:  # a damaged entry is loaded afresh and written again
+    except Exception as exc:  # a damaged (or planted) entry is loaded afresh and written again
         log.debug("remembered library %s is unreadable (%s); loading the library again", entry, exc)
     library = load_library(paths, declared=declared)
     _remember(folder, entry, library)
@@ -91,10 +92,45 @@ def _remember(folder: Path, entry: Path, library: Library) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(pickle.dumps(library, protocol=pickle.HIGHEST_PROTOCOL))
+        tmp.write_text(json.dumps(encode(library), ensure_ascii=False), encoding="utf-8")
         tmp.replace(entry)
-        entries = sorted(folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime, reverse=True)
+        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[KEEP:]:
             old.unlink(missing_ok=True)
     except OSError as exc:  # a read-only or full cache folder only costs time
         log.debug("could not remember the library in %s: %s", folder, exc)
+
+
+_FIELDS = ("template_id", "concern", "input_type", "reflection_type", "task_prefix", "prompt", "output_formatting",
+           "oracle", "language", "source", "path", "line", "markups", "domain", "id_column")
+
+
+def encode(library: Library) -> dict[str, object]:
+    """A library as plain JSON data (predictions by their text)."""
+    return {"templates": [[str(getattr(t, f)) if f in ("input_type", "reflection_type", "oracle", "domain")
+                           else list(t.markups) if f == "markups" else getattr(t, f) for f in _FIELDS]
+                          + [t.oracle_prediction.text] for t in library.templates],
+            "excluded": [[e.path, e.line, e.col, e.message] for e in library.excluded],
+            "files": [str(f) for f in library.files]}
+
+
+def decode(doc: dict[str, object]) -> Library:
+    """The library an entry describes, built through the typed constructors (never code from the file)."""
+    templates = []
+    for row in doc["templates"]:  # type: ignore[attr-defined]
+        values = dict(zip(_FIELDS, row[:-1], strict=True))
+        text = str(row[-1])
+        prediction = json.loads(text)
+        oracle = oracles.get(str(prediction["operation"])).from_prediction(prediction)
+        templates.append(Template(
+            template_id=str(values["template_id"]), concern=str(values["concern"]),
+            input_type=InputType(values["input_type"]), reflection_type=ReflectionType(values["reflection_type"]),
+            task_prefix=str(values["task_prefix"]), prompt=str(values["prompt"]),
+            output_formatting=str(values["output_formatting"]), oracle=OracleFamily(values["oracle"]),
+            oracle_prediction=Prediction(oracle, text), language=str(values["language"]),
+            source=str(values["source"]), path=str(values["path"]), line=int(values["line"]),
+            markups=tuple(str(m) for m in values["markups"]),
+            domain=Domain(values["domain"]), id_column=int(values["id_column"])))
+    excluded = tuple(InputError(str(p), int(line), int(col), str(m))
+                     for p, line, col, m in doc["excluded"])  # type: ignore[attr-defined]
+    return Library(tuple(templates), excluded, tuple(Path(str(f)) for f in doc["files"]))  # type: ignore[attr-defined]

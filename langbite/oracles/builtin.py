@@ -267,7 +267,10 @@ def _unclear_choice(look: Look) -> str:
     """Why a multiple-choice answer picks no one option: it corrects itself between options ("(b) — wait,
     (c). Actually (b)"), or lists them without choosing ("Let's look at each option: 1. (a)… 2. (b)…")."""
     text = reading.clean(look.text)
-    letters = list(dict.fromkeys(m.group(1).casefold() for m in _OPTION.finditer(text)))
+    negations = look.lexicon.negations | {"neither", "nor", "ni", "not"}
+    letters = list(dict.fromkeys(m.group(1).casefold() for m in _OPTION.finditer(text)
+                                 if not any(w in negations for w in reading.words(text[max(0, m.start() - 12):
+                                                                                         m.start()])[-1:])))
     if len(letters) < 2:
         return ""
     corrections = look.lexicon.qualifiers.get("self_corrections", ())

@@ -45,6 +45,7 @@ class BuildOptions:
     selection: Selection = Selection()  # -k, --ids, --limit
     use_cache: bool = True  # remembered libraries and readings (--no-cache turns them off)
     data: str | None = None  # probe data folder (--data)
+    skip_invalid_templates: bool = False  # run without library rows that have a problem, listing them
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from langbite.evaluate.judge import judge_item
 from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
 from langbite.execute.engine import Job
 from langbite.library.templates import ExcludedRow, Library, load_library
+from langbite.errors import InputError, InputErrors
 from langbite.model import Evaluation, GroupVerdict, RequirementsModel
 from langbite.plan import PlannedTemplate, TemplatePlan, build_plan
 from langbite.report import rows
@@ -127,6 +128,12 @@ def build(config: RequirementsModel, options: BuildOptions) -> TemplateSuite | N
         return None
     library = load(config, options)
     excluded = library.excluded_rows()
+    if excluded and not (options.skip_invalid_templates or config.skip_invalid_templates):
+        # as pytest stops at a collection error: a test a team just added must not silently never run
+        raise InputErrors([*library.excluded, InputError(
+            "--skip-invalid-templates", 0, 0, f"{len(excluded)} library row(s) have a problem (each one is listed) and nothing was "
+            "sent: fix them, or run without them with --skip-invalid-templates (or \"skip_invalid_templates\": "
+            "true in the requirements model)")])
     for row in excluded:
         log.warning("template left out (%s:%s): %s", row.file, row.line,
                     "; ".join(p.split(": ", 1)[-1] for p in row.problems))

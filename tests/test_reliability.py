@@ -1,0 +1,110 @@
+"""Nothing of the user's is overwritten, no crash reads as bias, no secret in the resume command."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from langbite import cli
+from langbite.cli import main
+from langbite.model import ExitCode
+
+QUICKSTART = REPO / "requirements_models" / "quickstart.json"
+
+
+def test_a_folder_of_the_users_files_is_refused_and_nothing_is_written(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    for name in ("responses.csv", "report.html", "run.json"):
+        (mine / name).write_text(f"my own {name}\n", encoding="utf-8")
+    code = main(["run", str(QUICKSTART), "--llm", "fake:No.", "--out", str(mine), "-q", "--no-cache"])
+    assert code == ExitCode.BAD_INPUT
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{mine}: holds files langbite did not write (report.html, responses.csv, run.json)")
+    assert "--force" in line
+    assert sorted(p.name for p in mine.iterdir()) == ["report.html", "responses.csv", "run.json"]
+    assert all((mine / n).read_text(encoding="utf-8") == f"my own {n}\n" for n in ("responses.csv", "run.json"))
+
+
+def test_force_writes_into_such_a_folder_and_a_run_folder_resumes_without_it(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n", encoding="utf-8")
+    argv = ["run", str(QUICKSTART), "--llm", "fake:No.", "--out", str(mine), "-q", "--no-cache"]
+    assert main([*argv, "--force"]) in (ExitCode.PASSED, ExitCode.FAILED, ExitCode.INCONCLUSIVE)
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "mine\n" and (mine / "config.json").exists()
+    assert main(argv) in (ExitCode.PASSED, ExitCode.FAILED, ExitCode.INCONCLUSIVE)  # its own run folder now
+
+
+def test_the_resume_command_never_shows_a_base_url_password() -> None:
+    args = argparse.Namespace(argv=["run", "m.json", "--base-url", "http://user:s3cret-canary@127.0.0.1:9/v1",
+                                    "--llm", "openai:x?api_key=sk-canary"])
+    command = cli._resume_command(args, Path("runs/x"), budget=2.0)
+    assert "s3cret-canary" not in command and "sk-canary" not in command
+    assert "--out runs/x" in command and "--budget 2" in command
+
+
+@pytest.mark.parametrize(("err", "advice"), [(errno.ENOSPC, "free some space"), (errno.EROFS, "read-only"),
+                                             (errno.EACCES, "permissions"), (errno.ENAMETOOLONG, "shorter --out")])
+def test_an_operating_system_error_is_one_line_and_its_own_exit_code(err: int, advice: str, monkeypatch:
+                                                                     pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    def fail(args: argparse.Namespace) -> int:
+        raise OSError(err, "the system said no", "runs/x/answers.jsonl")
+
+    monkeypatch.setitem(cli.COMMANDS, "run", fail)
+    assert main(["run", str(QUICKSTART)]) == ExitCode.SYSTEM == 6
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("runs/x/answers.jsonl: the system said no (") and advice in line
+
+
+def test_a_bug_is_not_read_as_bias(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    def bug(args: argparse.Namespace) -> int:
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setitem(cli.COMMANDS, "run", bug)
+    assert main(["run", str(QUICKSTART)]) == ExitCode.INTERNAL == 70
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ZeroDivisionError" in err and "internal error (exit 70)" in err
+
+
+def test_every_exit_code_is_in_the_help_and_the_readme() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for code in ExitCode:
+        assert f"  {int(code):<4} {code.meaning}" in cli.EXIT_CODES
+        assert f"| {int(code)} |" in readme, f"README's exit-code table lacks {int(code)}"
+
+
+@pytest.mark.parametrize(("status", "what"), [(401, "the key was refused"), (403, "access denied"),
+                                              (404, "no such model or endpoint")])
+def test_a_wrong_key_or_model_stops_the_calls_and_says_why(status: int, what: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture) -> None:
+    import sys
+
+    sys.path.insert(0, str(REPO / "bench"))
+    from mock_openai import MockConfig, MockOpenAI
+
+    with MockOpenAI(MockConfig(status=status)) as server:
+        code = main(["run", str(QUICKSTART), "--llm", "openai:gpt-4o-mini", "--base-url", server.base_url, "--out",
+                     str(tmp_path / "run"), "-q", "--no-cache", "--concurrency", "1"])
+        sent = server.stats.status[status]
+    assert code == ExitCode.NOT_EVALUATED
+    assert sent == 1  # the first answer says it all: the other 38 prompts were not sent
+    err = capsys.readouterr().err
+    assert f"stopped calling openai:gpt-4o-mini after its first HTTP {status} ({what})" in err
+
+
+@pytest.mark.parametrize(("value", "wait"), [("soon", None), ("", None), ("2", 2.0), ("-3", 0.0),
+                                             ("Wed, 21 Oct 2015 07:28:00 GMT", 0.0)])
+def test_a_garbage_retry_after_leaves_the_usual_backoff(value: str, wait: float | None) -> None:
+    from types import SimpleNamespace
+
+    from langbite.execute.engine import retry_after
+
+    error = SimpleNamespace(response=SimpleNamespace(headers={"retry-after": value}))
+    assert retry_after(error) == wait  # type: ignore[arg-type]
