@@ -127,6 +127,7 @@ def _add_ci_options(p: argparse.ArgumentParser) -> None:
 EXIT_CODES = "exit codes:\n" + "\n".join(f"  {int(code):<4} {code.meaning}" for code in ExitCode)
 
 EXAMPLES = """examples:
+  langbite init myproj
   langbite validate my_library/ my_model.json
   langbite plan requirements_models/quickstart.json
   langbite run requirements_models/quickstart.json --out runs/qs
@@ -229,6 +230,12 @@ def _parser() -> argparse.ArgumentParser:
                     "prompts_<lang>--augmented-<id>.csv here)")
     au.add_argument("--no-cache", action="store_true")
 
+    ini = sub.add_parser("init", parents=[common], help="start a project folder: a copy of the template library, "
+                         "a requirements model to edit, .env.example and a README")
+    ini.add_argument("folder", nargs="?", type=Path, default=Path("langbite-project"), metavar="DIR",
+                     help="the folder to create (default langbite-project)")
+    ini.add_argument("--force", action="store_true", help="add the project's files to a folder that has others")
+
     sub.add_parser("llms", parents=[common], help="list providers, whether installed, and what they need")
 
     c = sub.add_parser("cache", parents=[common], help="manage the response cache")
@@ -328,8 +335,13 @@ def _execute(args: argparse.Namespace, plan, options) -> int:  # type: ignore[no
     from langbite.rundir import default_run_dir
     from langbite.runner import run
 
+    from langbite.suites.templates import template_suite
+
     started = time.perf_counter()
     out = args.out or default_run_dir()
+    templates = template_suite(plan)
+    if templates is not None and templates.library:
+        print(f"library: {templates.library}", file=sys.stderr)  # which folder the tests come from, said first
     log.info("running %d calls into %s", plan.n_calls(), out)
     try:
         result = run(plan, out, options)
@@ -423,6 +435,16 @@ def cmd_augment(args: argparse.Namespace) -> int:
     return 0 if rows else 1
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from langbite.project import init_project
+
+    written = init_project(args.folder, force=args.force)
+    print(f"{len(written)} files written to {args.folder}: edit {args.folder / 'requirements.json'} and the CSV "
+          f"files in {args.folder / 'templates'}, then run:\n  cd {args.folder} && langbite plan requirements.json"
+          "\n  langbite run requirements.json --out runs/first")
+    return ExitCode.PASSED
+
+
 def cmd_llms(args: argparse.Namespace) -> int:
     from langbite.execute.providers import providers
 
@@ -449,7 +471,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe,
-            "compare": cmd_compare, "augment": cmd_augment, "llms": cmd_llms, "cache": cmd_cache}
+            "compare": cmd_compare, "augment": cmd_augment, "init": cmd_init, "llms": cmd_llms, "cache": cmd_cache}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -182,7 +182,7 @@ def versions() -> dict[str, str]:
 
 def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tuple[Path, ...],
                    identities: dict[str, str], started: str, counts: dict[str, Any],
-                   notes: Sequence[Any] = ()) -> None:
+                   notes: Sequence[Any] = (), provenance: dict[str, Any] | None = None) -> None:
     """What was run: versions, input hashes, models, parameters, counts, and what the suites left out."""
     doc = {
         "langbite_run": 2,
@@ -190,6 +190,7 @@ def write_run_json(run_dir: Path, config: RequirementsModel, template_files: tup
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "versions": versions(),
         "requirements_model": config.path,
+        **(provenance or {}),
         "templates": {f.name: sha256(f) for f in template_files},
         "models": [{"spec": m.spec, "identity": identities.get(m.spec, ""),
                     "system_prompt": m.system_prompt or ""} for m in config.models],

@@ -158,11 +158,13 @@ def _write(run_dir: Path, plan: Plan, results: tuple[SuiteResult, ...], identiti
     counts: dict[str, Any] = {"answers": answers, "calls_made": stats.calls, "cache_hits": stats.cache_hits,
                               "failed_calls": stats.errors, "retries": stats.retries, "tokens_in": stats.tokens_in,
                               "tokens_out": stats.tokens_out, "execution_seconds": round(stats.seconds, 3)}
+    provenance: dict[str, Any] = {}
     for result in results:
         result.write(run_dir)
         counts.update(result.counts())
+        provenance.update(result.provenance())
     log.info("evaluation and CSV reports: %.2fs", time.perf_counter() - clock)
-    write_run_json(run_dir, plan.config, plan.snapshot_files(), identities, started, counts, plan.notes())
+    write_run_json(run_dir, plan.config, plan.snapshot_files(), identities, started, counts, plan.notes(), provenance)
     clock = time.perf_counter()
     from langbite.report.documents import write_documents
 

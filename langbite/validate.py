@@ -93,8 +93,18 @@ def validate_paths(paths: Sequence[Path], selection: Selection | None = None) ->
             errors += exc.errors
     for m, config in configs:
         try:
-            if templates and config.requirements:
-                build_plan(config, templates, selection)
+            own = templates
+            if not libraries and config.requirements:  # the model's own library, as run and plan find it
+                from langbite.suites.base import BuildOptions
+                from langbite.suites.templates import library_paths
+
+                paths, source = library_paths(config, BuildOptions())
+                if "shipped" not in source:
+                    project = load_library(paths, strict=False, declared=declared)
+                    errors += project.excluded
+                    own = list(project.templates)
+            if own and config.requirements:
+                build_plan(config, own, selection)
             if config.probes:
                 from langbite.probes.entries import check_entries  # the probe framework: only when a model has probes
 

@@ -31,7 +31,7 @@ LAYERS: list[set[str]] = [
     {"suites", "costs", "resolve"},
     {"report"},
     {"runner"},
-    {"api", "ci", "frames", "validate", "augment", "pytest_plugin", "llm_services", "genderbench"},
+    {"api", "ci", "frames", "validate", "augment", "project", "pytest_plugin", "llm_services", "genderbench"},
     {"cli", "langbite", "__main__", "__init__"},
 ]
 

@@ -91,6 +91,10 @@ class SuiteResult(Protocol):
         """The suite's files in the run folder (CSV, JSON lines): the source of truth of the reports."""
         ...
 
+    def provenance(self) -> dict[str, Any]:
+        """Where the suite's tests came from, for ``run.json`` (the library folder used, the data sets)."""
+        ...
+
     def console(self) -> list[str]:
         """What the command line prints after the run for this suite."""
         ...

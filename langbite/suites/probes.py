@@ -207,6 +207,9 @@ class ProbeResults:
     def console(self) -> list[str]:
         return [line for r in self.results for line in summary_lines(r)]
 
+    def provenance(self) -> dict[str, Any]:
+        return {}
+
     def write(self, run_dir: Path) -> list[Path]:
         """Metrics CSVs, attempt files and summaries; one metrics file per probe."""
         run_dir.mkdir(parents=True, exist_ok=True)

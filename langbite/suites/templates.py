@@ -48,18 +48,40 @@ def declared_markups(config: RequirementsModel) -> dict[str, set[str]]:
     return declared
 
 
-def library_paths(config: RequirementsModel, options: BuildOptions) -> list[Path]:
-    """The libraries a run uses: the command line's, else the requirements model's, else the shipped one."""
-    return list(options.libraries) or [Path(t) for t in config.templates] or default_template_files()
+def _project_library(config: RequirementsModel) -> Path | None:
+    """A ``templates/`` folder beside the requirements model, or beside its folder (a project laid out like
+    ``langbite init`` makes it, or like this repository: ``requirements_models/`` and ``templates/``)."""
+    if not config.path or config.path.startswith("<"):
+        return None
+    folder = Path(config.path).resolve().parent
+    for candidate in (folder / "templates", folder.parent / "templates"):
+        if candidate.is_dir() and any(candidate.glob("prompts_*.*sv")):
+            return candidate
+    return None
 
 
-def load(config: RequirementsModel, options: BuildOptions) -> Library:
-    paths = library_paths(config, options)
+def library_paths(config: RequirementsModel, options: BuildOptions) -> tuple[list[Path], str]:
+    """The libraries a run uses, and where that choice came from: the command line's ``--templates``, else the
+    requirements model's ``templates``, else a ``templates/`` folder beside the model, else the shipped library."""
+    if options.libraries:
+        return list(options.libraries), "--templates"
+    if config.templates:
+        return [Path(t) for t in config.templates], "the requirements model's 'templates'"
+    project = _project_library(config)
+    if project is not None:
+        return [project], "the templates folder beside the requirements model"
+    return default_template_files(), "the library shipped with langbite"
+
+
+def load(config: RequirementsModel, options: BuildOptions) -> tuple[Library, str]:
+    paths, source = library_paths(config, options)
+    where = ", ".join(str(p) for p in dict.fromkeys(p if p.is_dir() else p.parent for p in paths))
+    source = f"{where} ({source})"
     if options.use_cache:  # an unchanged library is not checked again (langbite/library/memo.py)
         from langbite.library.memo import default_folder, load_library_remembered
 
-        return load_library_remembered(paths, default_folder(), declared_markups(config))
-    return load_library(paths, declared=declared_markups(config))
+        return load_library_remembered(paths, default_folder(), declared_markups(config)), source
+    return load_library(paths, declared=declared_markups(config)), source
 
 
 @dataclass(frozen=True)
@@ -71,6 +93,7 @@ class TemplateSuite:
     plan: TemplatePlan
     files: tuple[Path, ...] = ()
     excluded: tuple[ExcludedRow, ...] = ()
+    library: str = ""  # the library folder used, and why (for the plan, the run's first line and run.json)
 
     @property
     def items(self) -> tuple[PlannedTemplate, ...]:
@@ -91,7 +114,8 @@ class TemplateSuite:
                     yield Job(model, inst.key, inst.prompt, rep)
 
     def describe(self) -> list[str]:
-        lines = [f"{'requirement':<32} {'lang':<6} {'templates':>9} {'instances':>9}"]
+        lines = [f"library: {self.library}"] if self.library else []
+        lines.append(f"{'requirement':<32} {'lang':<6} {'templates':>9} {'instances':>9}")
         for req, lang, n_t, n_i in self.plan.counts():
             lines.append(f"{req[:32]:<32} {lang:<6} {n_t:>9} {n_i:>9}")
         return lines
@@ -126,7 +150,7 @@ def build(config: RequirementsModel, options: BuildOptions) -> TemplateSuite | N
     """The template suite of a requirements model with requirements (None without any)."""
     if not config.requirements:
         return None
-    library = load(config, options)
+    library, source = load(config, options)
     excluded = library.excluded_rows()
     if excluded and not (options.skip_invalid_templates or config.skip_invalid_templates):
         # as pytest stops at a collection error: a test a team just added must not silently never run
@@ -138,7 +162,7 @@ def build(config: RequirementsModel, options: BuildOptions) -> TemplateSuite | N
         log.warning("template left out (%s:%s): %s", row.file, row.line,
                     "; ".join(p.split(": ", 1)[-1] for p in row.problems))
     plan = build_plan(config, library.templates, options.selection)
-    return TemplateSuite(plan, library.files, excluded)
+    return TemplateSuite(plan, library.files, excluded, source)
 
 
 @dataclass(frozen=True)
@@ -167,6 +191,9 @@ class TemplateResults:
         return {"templates": len(plan.items), "instances": plan.n_instances,
                 "calls_planned": plan.n_calls, "evaluations": len(self.evaluations),
                 "groups_passed": sum(g.verdict is GroupVerdict.PASSED for g in groups), "groups_total": len(groups)}
+
+    def provenance(self) -> dict[str, Any]:
+        return {"library": self.suite.library}
 
     def write(self, run_dir: Path) -> list[Path]:
         written = []
