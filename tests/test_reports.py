@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import json
 from html.parser import HTMLParser
 from pathlib import Path
@@ -198,3 +200,34 @@ def test_the_first_screen_shows_the_verdict_of_every_requirement(runs: dict[str,
     rows = [r for r in range(header_row + 1, summary.max_row + 1) if summary.cell(r, verdict_col).value in
             ("Passed", "Failed", "Inconclusive", "Not evaluated")]
     assert rows and all((r, verdict_col) in seen for r in rows)
+
+
+def _run_folder(path: Path, verdicts: list[str]) -> Path:
+    path.mkdir()
+    head = "provider,model,requirement,concern,language,verdict\n"
+    rows = "".join(f"openai,m,R,sexism,en_us,{v}\n" for v in verdicts)
+    (path / "evaluations.csv").write_text(head + rows, encoding="utf-8")
+    (path / "global_evaluation.csv").write_text("requirement,tolerance\nR,0.8\n", encoding="utf-8")
+    return path
+
+
+def test_compare_shows_inconclusive_and_gates_a_pass_that_became_inconclusive(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture) -> None:
+    passed = _run_folder(tmp_path / "before", ["Passed"] * 5)
+    unsure = _run_folder(tmp_path / "after", ["Undetermined"] * 5)
+    assert main(["compare", str(unsure), str(unsure)]) == 0  # a run compared with itself: no change, no "absent"
+    out = capsys.readouterr().out
+    assert "Inconclusive" in out and "absent" not in out
+    from langbite.report.compare import compare
+
+    comparison = compare([passed, unsure])
+    [row] = comparison.rows()
+    assert row["after: verdict"] == "Inconclusive" and row["after: change"] == "Passed → Inconclusive"
+    assert row["regression"] == "yes"
+    assert main(["compare", str(passed), str(unsure)]) == 1
+
+
+def test_every_failure_block_of_the_page_names_its_oracle(runs: dict[str, Path]) -> None:
+    page = (runs["biased"] / "report.html").read_text(encoding="utf-8")
+    blocks = page.split("<b>Oracle</b> ")[1:]
+    assert blocks and all(re.match(r"[A-Za-z]+: <code>\{", b) for b in blocks), blocks[:2]

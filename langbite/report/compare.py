@@ -4,8 +4,9 @@ Pass rates per requirement, concern and language are put side by side with
 their 95% intervals, in columns named after the run folders. Every row says
 how each later run compares with the first: better or worse (intervals apart,
 or the verdict flipped), better or worse "within noise" (the rate moved inside
-overlapping intervals), unchanged, or absent. The comparison gates CI: the exit code is 1 when a requirement that
-passed in the first run fails in a later one.
+overlapping intervals), unchanged, a verdict without a rate that changed ("Passed → Inconclusive"), or absent
+(the run did not test it). Every verdict is shown, Inconclusive and Not evaluated included. The comparison gates
+CI: the exit code is 1 when anything that passed in the first run no longer passes in a later one.
 
 When every run tested one model, runs are compared whatever the model is
 called (a new model version is the usual question); otherwise rows are
@@ -54,8 +55,10 @@ class Comparison:
         noise)' when the pass rate moved but the intervals overlap; 'unchanged'; 'absent'.
         """
         a, b = self.cells[0].get(key), self.cells[i].get(key)
-        if not a or not b or a.pass_rate is None or b.pass_rate is None:
-            return "absent"
+        if not a or not b:
+            return "absent" if not b else "new"
+        if a.pass_rate is None or b.pass_rate is None:
+            return "unchanged" if a.verdict is b.verdict else f"{a.verdict} → {b.verdict}"
         if b.pass_rate == a.pass_rate and b.verdict is a.verdict:
             return "unchanged"
         direction = "better" if b.pass_rate > a.pass_rate or (
@@ -73,7 +76,9 @@ class Comparison:
             for i, name in enumerate(names):
                 c = self.cells[i].get(key)
                 if c is None or c.pass_rate is None:
-                    row.update({f"{name}: pass %": "", f"{name}: 95% interval": "", f"{name}: verdict": "absent"})
+                    row.update({f"{name}: pass %": "", f"{name}: 95% interval": "",
+                                f"{name}: verdict": str(c.verdict) if c is not None else "absent",
+                                f"{name}: vs tolerance": ""})
                 else:
                     lo, hi = c.interval
                     row.update({f"{name}: pass %": f"{c.pass_rate:.0%}", f"{name}: 95% interval": f"{lo:.0%}–{hi:.0%}",
@@ -124,7 +129,7 @@ def compare(runs: Sequence[Path]) -> Comparison:
     for key in keys:
         first = cells[0].get(key)
         if first and first.verdict is GroupVerdict.PASSED and any(
-                c.get(key) is not None and c[key].verdict is GroupVerdict.FAILED for c in cells[1:]):
+                c.get(key) is None or c[key].verdict is not GroupVerdict.PASSED for c in cells[1:]):
             comparison.regressions.append(key)
     return comparison
 
