@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
