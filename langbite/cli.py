@@ -341,7 +341,7 @@ def _execute(args: argparse.Namespace, plan, options) -> int:  # type: ignore[no
     out = args.out or default_run_dir()
     templates = template_suite(plan)
     if templates is not None and templates.library:
-        print(f"library: {templates.library}", file=sys.stderr)  # which folder the tests come from, said first
+        print(f"library: {templates.library}")  # which folder the tests come from, said first
     log.info("running %d calls into %s", plan.n_calls(), out)
     try:
         result = run(plan, out, options)

@@ -34,12 +34,16 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+#: What a run writes while it executes (the lock, the journals, submitted batches): never the user's.
+JOURNALING = frozenset({LOCK, "answers.jsonl", "judge.jsonl", "batches.json", "batches"})
+
+
 def foreign_files(run_dir: Path) -> list[str]:
     """Files in ``run_dir`` that langbite did not write. A folder without langbite's config.json was never a run
     folder (langbite writes config.json before anything else), so everything in it is the user's own."""
     if not run_dir.is_dir() or (run_dir / "config.json").exists():
         return []
-    return sorted(p.name for p in run_dir.iterdir() if p.name != LOCK)
+    return sorted(p.name for p in run_dir.iterdir() if p.name not in JOURNALING)
 
 
 def check_out_dir(run_dir: Path, force: bool = False) -> None:
