@@ -58,8 +58,8 @@ def test_k_narrows_the_plan_and_says_what_it_left_out(capsys: pytest.CaptureFixt
 
 
 def test_ids_run_exactly_those_templates_and_typos_are_named(capsys: pytest.CaptureFixture) -> None:
-    plan = template_suite(prepare(QUICKSTART, RunOptions(selection=Selection(ids=("sex-cmp-smart", "age-loan-prob")))))
-    assert {i.template.template_id for i in plan.items} <= {"sex-cmp-smart", "age-loan-prob"}
+    plan = template_suite(prepare(QUICKSTART, RunOptions(selection=Selection(ids=("sex-cmp-smart", "age-cmp-lead")))))
+    assert {i.template.template_id for i in plan.items} <= {"sex-cmp-smart", "age-cmp-lead"}
     assert "sex-cmp-smart" in {i.template.template_id for i in plan.items}
     assert main(["plan", str(QUICKSTART), "--ids", "sex-cmp-smrt"]) == 2
     assert capsys.readouterr().err.strip() == "--ids: no template has the id 'sex-cmp-smrt'; did you mean 'sex-cmp-smart'?"
