@@ -46,6 +46,7 @@ class ReportData:
     probes: list[dict[str, Any]] = field(default_factory=list)
     responses_total: int = 0
     judge: list[dict[str, Any]] = field(default_factory=list)  # judge_agreement.csv: oracle vs judge, per outcome
+    counterfactual: list[dict[str, Any]] = field(default_factory=list)  # counterfactual.csv: pairs of communities
 
     def headline(self) -> dict[str, Any]:
         """What the first screen says: the overall verdict, the models, the date, what failed, the counts.
@@ -126,7 +127,8 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
             response_rows.append(r)
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
-                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge)
+                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
+                      templates.counterfactual())
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

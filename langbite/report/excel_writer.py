@@ -32,7 +32,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
 from langbite.report.data import LEGEND_LINES, RESPONSE_ROWS, ReportData
-from langbite.report.rows import PROBE_METRIC_COLUMNS, SUMMARY_COLUMNS
+from langbite.report.rows import COUNTERFACTUAL_COLUMNS, PROBE_METRIC_COLUMNS, SUMMARY_COLUMNS
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
 __all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
@@ -344,6 +344,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
     sheets = {name: book.sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = book.sheet("Probes")
+    if data.counterfactual:
+        sheets["Counterfactual"] = book.sheet("Counterfactual")
     if data.judge:
         sheets["Judge"] = book.sheet("Judge")
     sheets["Run"] = book.sheet("Run")
@@ -352,6 +354,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
         _template_sheets(book, sheets, data)
     if data.probes:
         add_table(sheets["Probes"], PROBE_METRIC_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    if data.counterfactual:  # how alike the answers to each pair of communities are, with intervals
+        add_table(sheets["Counterfactual"], COUNTERFACTUAL_COLUMNS, data.counterfactual, "Counterfactual")
     if data.judge:  # how often the judge LLM read an answer as the oracle did, per outcome
         add_table(sheets["Judge"], JUDGE_AGREEMENT_COLUMNS, data.judge, "JudgeAgreement")
     _run_sheet(sheets["Run"], data)

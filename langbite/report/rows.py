@@ -26,6 +26,10 @@ SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "
                    "undetermined_share", "concern", "provider")
 PROBE_METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
                         "harm_types", "description")
+COUNTERFACTUAL_COLUMNS = ("provider", "model", "requirement", "language", "community_a", "community_b", "templates",
+                          "similarity", "similarity_ci_low", "similarity_ci_high", "valence_gap",
+                          "valence_gap_ci_low", "valence_gap_ci_high", "flip_rate", "flip_rate_ci_low",
+                          "flip_rate_ci_high")
 JUDGE_AGREEMENT_COLUMNS = ("concern", "language", "oracle", "judge", "count")
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",

@@ -182,6 +182,14 @@ class TemplateResults:
         """Pass rates and verdicts per group (by default requirement × model × language, as every output)."""
         return summarise(self.evaluations, self.suite.config.requirements, by=by)
 
+    def counterfactual(self) -> list[dict[str, Any]]:
+        """Counterfactual metrics per requirement × model × language × pair of communities, with intervals."""
+        from langbite.evaluate.counterfactual import metrics
+
+        plan = self.suite.plan
+        return metrics(plan.items, self.evaluations, self.answers, [m.spec for m in plan.models],
+                       plan.config.n_repetitions, plan.config.seed)
+
     def verdicts(self) -> list[GroupVerdict]:
         return [g.verdict for g in self.groups()]
 
@@ -201,6 +209,7 @@ class TemplateResults:
             plan = self.suite.plan
             for name, columns, source in (
                     ("responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, self.answers)),
+                    ("counterfactual.csv", rows.COUNTERFACTUAL_COLUMNS, self.counterfactual()),
                     ("evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, self.evaluations)),
                     ("global_evaluation.csv", rows.GLOBAL_COLUMNS,
                      map(rows.global_row, summarise(self.evaluations, plan.config.requirements)))):
