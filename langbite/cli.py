@@ -337,6 +337,11 @@ def _execute(args: argparse.Namespace, plan, options) -> int:  # type: ignore[no
 
     from langbite.suites.templates import template_suite
 
+    import signal
+
+    # Ctrl-C (SIGINT) stops the run cleanly with the resume command, even when langbite was started with SIGINT
+    # ignored (a background job of a non-interactive shell inherits that, and Python then never raises it)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     started = time.perf_counter()
     out = args.out or default_run_dir()
     templates = template_suite(plan)

@@ -90,12 +90,16 @@ def test_sigkill_mid_run_then_resume_loses_nothing(tmp_path: Path) -> None:
         assert (out / name).read_text() == (reference / name).read_text(), name
 
 
-def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize("inherited", ["default", "ignored"])
+def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path: Path, inherited: str) -> None:
+    """Also when langbite starts with SIGINT ignored, as a background job of a non-interactive shell does (CI
+    runners): Python then never raises KeyboardInterrupt unless langbite restores the handler itself."""
     library, model = campaign(tmp_path, 60, 10)
     out = tmp_path / "run"
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if inherited == "ignored" else None
     with MockOpenAI(MockConfig(latency=0.05)) as server:
         proc = langbite("run", str(model), "--templates", str(library), "--base-url", server.base_url, "--out",
-                        str(out), "-q", "--no-cache", "--concurrency", "4")
+                        str(out), "-q", "--no-cache", "--concurrency", "4", preexec_fn=ignore)
         deadline = time.monotonic() + 60
         while lines(out / "answers.jsonl") < 20 and time.monotonic() < deadline:
             time.sleep(0.02)
