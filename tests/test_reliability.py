@@ -108,3 +108,21 @@ def test_a_garbage_retry_after_leaves_the_usual_backoff(value: str, wait: float 
 
     error = SimpleNamespace(response=SimpleNamespace(headers={"retry-after": value}))
     assert retry_after(error) == wait  # type: ignore[arg-type]
+
+
+def test_a_hand_edited_journal_cannot_flip_a_verdict_silently(tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    import json
+
+    from langbite.execute.journal import read_journal
+
+    first = {"model": "m", "key": "k", "repetition": 0, "text": "No.", "error": ""}
+    lines = [json.dumps({**first, "text": "", "error": "timed out"}),  # an error, then its retry: normal
+             json.dumps(first),
+             json.dumps({**first, "text": "Yes."}),  # a second answer for the same call: not langbite's
+             '{"model": "m", "key": "j", "repetition": 0, "text": "No.", "text": "Yes.", "error": ""}']
+    (tmp_path / "answers.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    answers = read_journal(tmp_path)
+    assert answers[("m", "k", 0)].text == "No." and ("m", "j", 0) not in answers
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(":3: a second answer" in m for m in messages) and any(":4: unreadable line" in m for m in messages)

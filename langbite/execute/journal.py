@@ -38,8 +38,24 @@ def _answer(raw: Any) -> Answer | None:
         return None
 
 
+class _Duplicate(ValueError):
+    """A JSON object that gives one field twice: which value was meant cannot be told."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen[key] = value
+    return seen
+
+
 def read_journal(run_dir: Path) -> dict[Key, Answer]:
-    """Answers recorded so far; a later line for the same key replaces an earlier one."""
+    """Answers recorded so far. A later line for the same key replaces an earlier error (a retry on resume);
+    a second *answer* for a key that already has one is not langbite's (a run journals one answer per call):
+    it is ignored with a warning, so a hand-edited journal cannot flip a verdict silently. A line that gives a
+    field twice is unreadable."""
     path = run_dir / JOURNAL
     answers: dict[Key, Answer] = {}
     if not path.exists():
@@ -51,13 +67,19 @@ def read_journal(run_dir: Path) -> dict[Key, Answer]:
                 log.info("%s:%d: ignoring a line cut short by an interruption", path, n)
                 break
             try:
-                answer = _answer(json.loads(line))
-            except json.JSONDecodeError:
+                answer = _answer(json.loads(line, object_pairs_hook=_no_duplicates))
+            except (json.JSONDecodeError, _Duplicate):
                 answer = None
             if answer is None:
                 bad += 1
                 if bad <= 3:
                     log.warning("%s:%d: unreadable line ignored; its prompt runs again on resume", path, n)
+                continue
+            earlier = answers.get(answer.journal_key)
+            if earlier is not None and not earlier.error:
+                if answer.text != earlier.text or answer.error:
+                    log.warning("%s:%d: a second answer for a call that already has one is ignored (the journal "
+                                "holds one answer per call; was it edited?)", path, n)
                 continue
             answers[answer.journal_key] = answer
     if bad > 3:
