@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from langbite.errors import InputErrors
+from langbite.errors import InputError, InputErrors
 from langbite.model import RequirementsModel
 from langbite.secrets import redact_url
 from langbite.selection import Selection
@@ -125,14 +125,29 @@ def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Pa
         if not same:
             raise InputErrors.single(str(run_dir), "this folder holds a different run (its config.json differs); "
                                      "choose another --out to start a new run")
+    snap = run_dir / "templates"
+    changed = [f for f in template_files if (snap / f.name).exists() and sha256(snap / f.name) != sha256(f)]
+    if changed:  # a resume must not mix two libraries: new prompts against the old snapshot in the reports
+        raise InputErrors([InputError(str(f), 0, 0, f"this library file changed since the run in {run_dir} started "
+                                      f"(its rows {_changed_rows(snap / f.name, f)} differ from the run's snapshot); "
+                                      "restore it to resume, or start a new run with another --out")
+                           for f in changed])
     run_dir.mkdir(parents=True, exist_ok=True)
     config_path.write_text(text, encoding="utf-8")
-    snap = run_dir / "templates"
     snap.mkdir(exist_ok=True)
     for f in template_files:
         target = snap / f.name
         if not target.exists():
             shutil.copyfile(f, target)
+
+
+def _changed_rows(old: Path, new: Path) -> str:
+    """The physical lines that differ between two versions of a library file (the first few)."""
+    a = old.read_text(encoding="utf-8", errors="replace").splitlines()
+    b = new.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = [str(i + 1) for i in range(max(len(a), len(b))) if (a[i] if i < len(a) else None) != (b[i] if i < len(b)
+                                                                                                else None)]
+    return ", ".join(lines[:8]) + (f" and {len(lines) - 8} more" if len(lines) > 8 else "")
 
 
 def parameters(c: RequirementsModel) -> dict[str, Any]:

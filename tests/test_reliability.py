@@ -126,3 +126,23 @@ def test_a_hand_edited_journal_cannot_flip_a_verdict_silently(tmp_path: Path,
     assert answers[("m", "k", 0)].text == "No." and ("m", "j", 0) not in answers
     messages = [r.getMessage() for r in caplog.records]
     assert any(":3: a second answer" in m for m in messages) and any(":4: unreadable line" in m for m in messages)
+
+
+def test_a_resume_with_an_edited_library_is_refused_naming_the_rows(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture) -> None:
+    import shutil
+
+    library = tmp_path / "lib"
+    shutil.copytree(REPO / "templates", library)
+    out = tmp_path / "run"
+    argv = ["run", str(QUICKSTART), "--llm", "fake:No.", "--templates", str(library), "--out", str(out), "-q",
+            "--no-cache"]
+    assert main(argv) in (ExitCode.PASSED, ExitCode.FAILED, ExitCode.INCONCLUSIVE)
+    path = library / "prompts_en_us.csv"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("smarter", "wiser")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(argv) == ExitCode.BAD_INPUT
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{path}: this library file changed since the run") and "its rows 2 differ" in line
