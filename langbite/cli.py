@@ -504,6 +504,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for e in exc.errors:
             print(redact_text(str(e)), file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except KeyboardInterrupt:  # before a run started (while a large plan was built): nothing was sent
+        print("\ninterrupted before any call was sent", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     except BrokenPipeError:  # `langbite … | head`: the reader left; everything was written already
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.PIPE

@@ -146,3 +146,14 @@ def test_a_resume_with_an_edited_library_is_refused_naming_the_rows(tmp_path: Pa
     assert main(argv) == ExitCode.BAD_INPUT
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"{path}: this library file changed since the run") and "its rows 2 differ" in line
+
+
+def test_ctrl_c_while_the_plan_is_built_is_130_without_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    def interrupted(args: argparse.Namespace) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(cli.COMMANDS, "plan", interrupted)
+    assert main(["plan", str(QUICKSTART)]) == ExitCode.INTERRUPTED == 130
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "interrupted before any call was sent" in err
