@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -182,13 +183,18 @@ class TemplateResults:
         """Pass rates and verdicts per group (by default requirement × model × language, as every output)."""
         return summarise(self.evaluations, self.suite.config.requirements, by=by)
 
-    def counterfactual(self) -> list[dict[str, Any]]:
-        """Counterfactual metrics per requirement × model × language × pair of communities, with intervals."""
+    @cached_property
+    def counterfactual_rows(self) -> list[dict[str, Any]]:
         from langbite.evaluate.counterfactual import metrics
 
         plan = self.suite.plan
         return metrics(plan.items, self.evaluations, self.answers, [m.spec for m in plan.models],
                        plan.config.n_repetitions, plan.config.seed)
+
+    def counterfactual(self) -> list[dict[str, Any]]:
+        """Counterfactual metrics per requirement × model × language × pair of communities, with intervals
+        (computed once, for the CSV and the documents)."""
+        return self.counterfactual_rows
 
     def verdicts(self) -> list[GroupVerdict]:
         return [g.verdict for g in self.groups()]
