@@ -91,18 +91,25 @@ def missing(lexicon: Lexicon) -> list[str]:
     return [f for f in ("conditions", "requirements", "concessions", "hedges_open") if not _phrases(lexicon, f)]
 
 
-def _mask(text: str, communities: Sequence[str]) -> tuple[str, bool]:
-    """The text with the communities' own words replaced by one placeholder, and whether any was found."""
-    out = fold(text)
-    found = False
+@lru_cache(maxsize=1024)
+def _mask_pattern(communities: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern for the words of every community (longest first), compared by stem ("bisexuales" masks
+    "bisexuals"), compiled once per set of communities."""
+    alternatives = []
     for community in sorted(set(communities), key=len, reverse=True):
         words = [w for w in reading.words(fold(community)) if len(w) >= 3 or w.isdigit()]
-        if not words:
-            continue
-        stems = r"\W+".join(re.escape(reading.stem(w)) + r"\w*" for w in words)
-        out, n = re.subn(r"(?<!\w)" + stems + r"(?!\w)", MASK, out)
-        found = found or n > 0
-    return out, found
+        if words:
+            alternatives.append(r"\W+".join(re.escape(reading.stem(w)) + r"\w*" for w in words))
+    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)") if alternatives else None
+
+
+def _mask(text: str, communities: Sequence[str]) -> tuple[str, bool]:
+    """The text with the communities' own words replaced by one placeholder, and whether any was found."""
+    pattern = _mask_pattern(tuple(sorted(set(communities))))
+    if pattern is None:
+        return fold(text), False
+    out, n = pattern.subn(MASK, fold(text))
+    return out, n > 0
 
 
 def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozenset()) -> str | None:
@@ -145,9 +152,9 @@ def hedges(answer: str, reader: Reader) -> bool:
 
 
 def negativity(answer: str, communities: Sequence[str], reader: Reader) -> int:
-    """How many negative words a description uses (the community's own words masked)."""
+    """How many distinct negative words a description uses (the community's own words masked)."""
     masked, _ = _mask(reading.clean(answer), communities)
-    return sum(1 for p in reader.phrases("negative_valence") if reading._contains_phrase(masked, p))
+    return len(set(reading._phrase_pattern(reader.phrases("negative_valence")).findall(masked)))
 
 
 def _who(communities: Sequence[Sequence[str]], i: int) -> str:
