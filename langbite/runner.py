@@ -36,7 +36,7 @@ from langbite.requirements import load_requirements, parse_requirements
 from langbite.resolve import RunOptions, judge_spec, resolve
 from langbite.rundir import check_out_dir, config_document, locked, read_json_file, snapshot, write_run_json
 from langbite.selection import Selection
-from langbite.suites import BuildOptions, Context, Plan, SuiteResult, build_suites
+from langbite.suites import Answers, BuildOptions, Context, Plan, SuiteResult, build_suites
 
 log = logging.getLogger(__name__)
 __all__ = ["Plan", "RunOptions", "RunResult", "arebuild", "arun", "plan_of", "prepare", "rebuild", "run"]
@@ -110,21 +110,19 @@ async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> 
         files = plan.snapshot_files()
         snapshot(run_dir, config_document(plan.config, files, plan.selection), files)
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        stats, results = await _execute_and_evaluate(plan, services, options, run_dir)
-        answers_n = len(read_journal(run_dir))
-        _write(run_dir, plan, results, {s: services[s].identity for s in services}, started, stats, answers_n)
-    return RunResult(run_dir, plan, results, stats, failed_calls=_failed(plan, run_dir))
+        stats, results, answers = await _execute_and_evaluate(plan, services, options, run_dir)
+        _write(run_dir, plan, results, {s: services[s].identity for s in services}, started, stats, len(answers))
+    return RunResult(run_dir, plan, results, stats, failed_calls=_failed(plan, answers))
 
 
-def _failed(plan: Plan, run_dir: Path) -> int:
+def _failed(plan: Plan, answers: Answers) -> int:
     """Planned calls with no answer: recorded as an error, or not in the journal at all (not run)."""
-    answers = read_journal(run_dir)
     errors = sum(1 for a in answers.values() if a.error)
     return errors + max(plan.n_calls() - len(answers), 0)
 
 
 async def _execute_and_evaluate(plan: Plan, services: dict[str, ChatService], options: RunOptions,
-                                run_dir: Path) -> tuple[Stats, tuple[SuiteResult, ...]]:
+                                run_dir: Path) -> tuple[Stats, tuple[SuiteResult, ...], Answers]:
     done = {k for k, a in read_journal(run_dir).items() if not a.error}
     journal = Journal(run_dir)
     memo = JudgeMemo(run_dir)
@@ -135,7 +133,8 @@ async def _execute_and_evaluate(plan: Plan, services: dict[str, ChatService], op
             if engine.budget_reached and engine.budget is not None:
                 raise BudgetReached(engine.budget.spent, engine.budget.limit)
             readings = ReadingMemo(engine.cache) if engine.cache is not None else None
-            results = await _evaluate(plan, run_dir, memo.asker(engine), readings)
+            answers = read_journal(run_dir)
+            results = await _evaluate(plan, run_dir, answers, memo.asker(engine), readings)
         finally:
             await close_services(engine.services.values())
     finally:
@@ -143,11 +142,12 @@ async def _execute_and_evaluate(plan: Plan, services: dict[str, ChatService], op
         memo.close()
         if engine.cache is not None:
             engine.cache.close()
-    return stats, results
+    return stats, results, answers
 
 
-async def _evaluate(plan: Plan, run_dir: Path, ask: Any, readings: ReadingMemo | None) -> tuple[SuiteResult, ...]:
-    ctx = Context(plan.config, read_journal(run_dir), run_dir, ask, judge_spec(plan.config), readings)
+async def _evaluate(plan: Plan, run_dir: Path, answers: Answers, ask: Any,
+                    readings: ReadingMemo | None) -> tuple[SuiteResult, ...]:
+    ctx = Context(plan.config, answers, run_dir, ask, judge_spec(plan.config), readings)
     return tuple([await suite.evaluate(ctx) for suite in plan.suites])
 
 
@@ -208,16 +208,17 @@ async def arebuild(run_dir: Path) -> RunResult:
 
     # readings remembered by an earlier run or rebuild, if this machine has a cache (none is made for them)
     cache = ResponseCache() if default_cache_path().exists() else None
+    answers = read_journal(run_dir)
     try:
-        results = await _evaluate(plan, run_dir, memo.asker(None), ReadingMemo(cache) if cache is not None else None)
+        results = await _evaluate(plan, run_dir, answers, memo.asker(None),
+                                  ReadingMemo(cache) if cache is not None else None)
     finally:
         memo.close()
         if cache is not None:
             cache.close()
     meta = _previous_run(run_dir)
-    _write(run_dir, plan, results, meta.get("identities", {}), meta.get("started", ""), Stats(),
-           len(read_journal(run_dir)))
-    return RunResult(run_dir, plan, results, failed_calls=_failed(plan, run_dir))
+    _write(run_dir, plan, results, meta.get("identities", {}), meta.get("started", ""), Stats(), len(answers))
+    return RunResult(run_dir, plan, results, failed_calls=_failed(plan, answers))
 
 
 def _previous_run(run_dir: Path) -> dict[str, Any]:

@@ -113,16 +113,14 @@ def _mask(text: str, communities: Sequence[str]) -> tuple[str, bool]:
 
 
 def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozenset()) -> str | None:
-    """The first of ``phrases`` in ``text``; with ``negations``, one that no negation precedes ("should not
-    ask for a guarantor" asks for none)."""
-    for p in phrases:
-        start = 0
-        while (at := reading._find_phrase(text[start:], p)) != -1:
-            at += start
-            before = reading.words(text[max(0, at - 30):at])[-3:]
-            if not negations or not any(w in negations or w.endswith("n't") for w in before):
-                return p
-            start = at + 1
+    """One of ``phrases`` found in ``text`` (one compiled pattern for the list); with ``negations``, one that no
+    negation precedes ("should not ask for a guarantor" asks for none)."""
+    if not phrases:
+        return None
+    for m in reading._phrase_pattern(phrases).finditer(text):
+        before = reading.words(text[max(0, m.start() - 30):m.start()])[-3:]
+        if not negations or not any(w in negations or w.endswith("n't") for w in before):
+            return m.group(0)
     return None
 
 
