@@ -248,6 +248,23 @@ class Requirement:
 
 
 @dataclass(frozen=True)
+class HttpEndpoint:
+    """An application's own HTTP API as the model under test (the ``http`` provider).
+
+    ``body`` is the request's JSON as written in the requirements model, where the strings ``{prompt}`` and
+    ``{system_prompt}`` stand for the prompt and the system prompt; ``answer`` is the path of the answer in the
+    JSON reply (``reply.text``, ``choices.0.message.content``); header values may name environment variables as
+    ``${NAME}``, read when the run starts and never written anywhere.
+    """
+
+    url: str
+    answer: str
+    method: str = "POST"
+    headers: tuple[tuple[str, str], ...] = ()
+    body: str = '{"prompt": "{prompt}"}'  # JSON text
+
+
+@dataclass(frozen=True)
 class ModelSpec:
     """A model to test: ``provider:model`` plus per-model options.
 
@@ -262,6 +279,7 @@ class ModelSpec:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     system_prompt: str | None = None
+    http: HttpEndpoint | None = None  # the application's API, for the http provider
 
     @property
     def base_spec(self) -> str:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import shutil
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict
@@ -24,7 +25,7 @@ from typing import Any
 
 from langbite.errors import InputError, InputErrors
 from langbite.model import RequirementsModel
-from langbite.secrets import redact_url
+from langbite.secrets import MASK, redact_url
 from langbite.selection import Selection
 
 LOCK = ".lock"
@@ -141,6 +142,14 @@ def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Pa
             shutil.copyfile(f, target)
 
 
+def _http_document(endpoint: Any) -> dict[str, Any]:
+    """An http model's endpoint as run; a header value that is not only ${VARIABLE}s is masked (a secret)."""
+    headers = {k: v if re.fullmatch(r"(\s*\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*|[A-Za-z]+ )*", v) else MASK
+               for k, v in endpoint.headers}
+    return {"url": redact_url(endpoint.url), "method": endpoint.method, "headers": headers,
+            "body": json.loads(endpoint.body), "answer": endpoint.answer}
+
+
 def _changed_rows(old: Path, new: Path) -> str:
     """The physical lines that differ between two versions of a library file (the first few)."""
     a = old.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -168,7 +177,8 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...],
         **({"pinned_templates": list(c.pinned_templates)} if c.pinned_templates else {}),
         **({"selection": chosen} if chosen else {}),
         "models": [{"model": m.spec, **({"base_url": redact_url(m.base_url)} if m.base_url else {}),
-                    **({"system_prompt": m.system_prompt} if m.system_prompt else {})}
+                    **({"system_prompt": m.system_prompt} if m.system_prompt else {}),
+                    **({"http": _http_document(m.http)} if m.http else {})}
                    for m in c.models],
         "requirements": [
             {"name": r.name, "rationale": r.rationale, "languages": list(r.languages), "tolerance": r.tolerance,

@@ -71,12 +71,31 @@ def _message(error: ValidationError) -> str:
     return f"{path}: {error.message}"
 
 
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+
+
+def _branch_errors(error: ValidationError) -> list[ValidationError]:
+    """The errors of the one ``oneOf`` branch whose type is the instance's (a model given as an object)."""
+    kind = _JSON_TYPES.get(type(error.instance))
+    if kind != "object":
+        return []  # scalars and lists keep the plain message (and the special ones of _message)
+    branches = [i for i, b in enumerate(error.validator_value) if isinstance(b, dict) and b.get("type") == kind]
+    if len(branches) != 1:
+        return []
+    return [c for c in error.context or () if c.relative_schema_path and c.relative_schema_path[0] == branches[0]]
+
+
 def _sorted_errors(validator: Draft202012Validator, instance: Any) -> list[ValidationError]:
     errors = list(validator.iter_errors(instance))
     # an if/then failure repeats the inner errors; keep the innermost only
     leaves: list[ValidationError] = []
     for e in errors:
-        leaves.extend(e.context if e.validator == "allOf" and e.context else [e])
+        if e.validator == "allOf" and e.context:
+            leaves.extend(e.context)
+        elif e.validator == "oneOf" and e.context and _branch_errors(e):
+            leaves.extend(_branch_errors(e))  # "a string, or an object with …": what is wrong with the object
+        else:
+            leaves.append(e)
     return sorted(leaves, key=lambda e: (list(map(str, e.absolute_path)), e.message))
 
 

@@ -111,7 +111,7 @@ def test_langbite_model_is_valid() -> None:
     ({"req.colour": "red"}, "'colour' was unexpected"),
     ({"n_templates": -1}, "less than the minimum of 0"),
     ({"n_repetitions": 0}, "less than the minimum of 1"),
-    ({"models": [{"base_url": "http://x"}]}, "is not valid under any of the given schemas"),
+    ({"models": [{"base_url": "http://x"}]}, "$.models[0]: 'model' is a required property"),
     ({"requirements": []}, "should be non-empty"),
     ({"use_llm_eval": "yes"}, "is not of type 'boolean'"),
 ])

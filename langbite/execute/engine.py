@@ -269,6 +269,8 @@ class Engine:
             status = status_code(exc)
             if status in FATAL:  # every other prompt would get the same answer: stop asking this model
                 self.stats.stopped.setdefault(spec, f"HTTP {status} ({FATAL[status]}): {describe(exc, self.timeout)}")
+            elif getattr(exc, "fatal", False):  # a configuration fault (an answer path the reply lacks)
+                self.stats.stopped.setdefault(spec, f"reply: {describe(exc, self.timeout)}")
             if self.budget is not None:
                 self.budget.settle(spec, reserved, prompt, None)
             return None, describe(exc, self.timeout), False

@@ -91,6 +91,12 @@ def _openai(spec: ModelSpec) -> ChatService:
                          base_url=base_url, api_key=key)
 
 
+def _http(spec: ModelSpec) -> ChatService:
+    from langbite.execute.http import HttpService
+
+    return HttpService.of(spec)
+
+
 def _fake(spec: ModelSpec) -> ChatService:
     from langbite.execute.fake import FixedAnswerChatModel
 
@@ -183,8 +189,9 @@ for _p in (
     Provider("google", _google, "Google Gemini models", env=("GOOGLE_API_KEY",), extra="google",
              module="langchain_google_genai"),
     Provider("fake", _fake, "answers every prompt with the text after 'fake:' (dry runs, CI)"),
+    Provider("http", _http, "your application's own HTTP API (its URL, body and answer path in the model's 'http')"),
     Provider("factory", _factory, "a model key registered with factory.register_builder or by a "
-             "langbite.factories plugin (LangBiTe's ChatService with execute_prompt)"),
+             "langbite.factories plugin (LangBiTe's LLMService with execute_prompt)"),
 ):
     providers.add(_p.name, _p)
 
@@ -225,8 +232,7 @@ def resolve_spec(spec: ModelSpec) -> ModelSpec:
             raise InputErrors.single(text, "not a model spec: write provider:model (for example local:smollm2 "
                                      "or openai:gpt-4o-mini) or a LangBiTe model key"
                                      f"{suggest(text, [*keys, *factories.names()])}")
-    resolved = ModelSpec(text, spec.base_url, spec.concurrency, spec.requests_per_minute, spec.tokens_per_minute,
-                         spec.system_prompt)
+    resolved = dataclasses.replace(spec, spec=text)
     try:
         provider = providers.get(resolved.provider)
     except UnknownName as exc:

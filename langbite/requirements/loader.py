@@ -26,6 +26,7 @@ from langbite.model import (
     Crossing,
     Domain,
     GenerationParams,
+    HttpEndpoint,
     InputType,
     ModelSpec,
     ProbeEntry,
@@ -112,6 +113,7 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
     if isinstance(entry, str):
         return ModelSpec(entry.strip())
     name = entry.get("name")
+    http = entry.get("http")
     return ModelSpec(
         entry["model"].strip() + (f"#{name}" if name else ""),
         base_url=entry.get("base_url"),
@@ -119,7 +121,33 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
         requests_per_minute=entry.get("requests_per_minute"),
         tokens_per_minute=entry.get("tokens_per_minute"),
         system_prompt=entry.get("system_prompt"),
+        http=HttpEndpoint(http["url"], http["answer"], http.get("method", "POST"),
+                          tuple(sorted(http.get("headers", {}).items())),
+                          json.dumps(http.get("body", {"prompt": "{prompt}"}), ensure_ascii=False))
+        if isinstance(http, dict) else None,
     )
+
+
+def _check_http(d: _Document) -> None:
+    """An http:NAME model has its 'http' object, and its body carries the prompt; no other model has one."""
+    models = d.doc.get("models")
+    for i, entry in enumerate(models if isinstance(models, list) else []):
+        spec = entry if isinstance(entry, str) else entry.get("model") if isinstance(entry, dict) else None
+        if not isinstance(spec, str):
+            continue
+        http = entry.get("http") if isinstance(entry, dict) else None
+        is_http = spec.strip().startswith("http:")
+        if is_http and not isinstance(http, dict):
+            at = ("models", i) if isinstance(entry, str) else ("models", i, "model")
+            d.errors.add(d.path, *d.where(at), f"{d.label(f'$.models[{i}]')}: an http: model needs an 'http' object "
+                         "(url, body with {prompt}, answer path)")
+        elif isinstance(http, dict) and not is_http:
+            d.errors.add(d.path, *d.where(("models", i, "http")),
+                         f"{d.label(f'$.models[{i}].http')}: 'http' is for http:NAME models, not {spec}")
+        elif isinstance(http, dict) and "{prompt}" not in json.dumps(http.get("body", {"prompt": "{prompt}"})):
+            d.errors.add(d.path, *d.where(("models", i, "http", "body")),
+                         f"{d.label(f'$.models[{i}].http.body')}: the body must carry the prompt: put the string "
+                         "\"{prompt}\" where your API expects the user's message")
 
 
 _REQUIREMENT_DEFAULTS = ("refusals", "verdict_by", "max_undetermined")
@@ -202,6 +230,7 @@ def _cross_checks(d: _Document) -> None:
             _check_communities(d, at, f"$.requirements[{i}].communities.{lang}", values)
         _check_intersect(d, i, req, languages)
     _check_models(d)
+    _check_http(d)
 
 
 def _check_intersect(d: _Document, i: int, req: dict[str, Any], languages: list[str]) -> None:
