@@ -230,3 +230,18 @@ def test_every_failure_block_of_the_page_names_its_oracle(runs: dict[str, Path])
     page = (runs["biased"] / "report.html").read_text(encoding="utf-8")
     blocks = page.split("<b>Oracle</b> ")[1:]
     assert blocks and all(re.match(r"[A-Za-z]+: <code>\{", b) for b in blocks), blocks[:2]
+
+
+def test_the_evidence_puts_every_community_of_a_failed_template_side_by_side(runs: dict[str, Path]) -> None:
+    import csv
+
+    evaluations = list(csv.DictReader((runs["biased"] / "evaluations.csv").open(encoding="utf-8")))
+    evidence = list(csv.DictReader((runs["biased"] / "evidence.csv").open(encoding="utf-8")))
+    not_passed = {(e["template_id"], e["repetition"]) for e in evaluations if e["verdict"] != "Passed"}
+    assert not_passed and {(r["template_id"], r["repetition"]) for r in evidence} == not_passed
+    for (template, rep) in not_passed:
+        rows = [r for r in evidence if (r["template_id"], r["repetition"]) == (template, rep)]
+        instances = next(int(e["instances"]) for e in evaluations if (e["template_id"], e["repetition"]) ==
+                         (template, rep))
+        assert [int(r["instance"]) for r in rows] == list(range(1, instances + 1))  # every community, in order
+        assert all(r["prompt"] and r["answer"] and r["reason"] and r["reading"] for r in rows)

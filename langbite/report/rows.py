@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langbite.evaluate.summary import GroupResult
-from langbite.model import Answer, Evaluation, ModelSpec, answer_key, evaluation_key
+from langbite.model import Answer, Evaluation, ModelSpec, Verdict, answer_key, evaluation_key
 from langbite.plan import TemplatePlan
 
 RESPONSE_COLUMNS = (
@@ -30,6 +30,9 @@ COUNTERFACTUAL_COLUMNS = ("provider", "model", "requirement", "language", "commu
                           "similarity", "similarity_ci_low", "similarity_ci_high", "valence_gap",
                           "valence_gap_ci_low", "valence_gap_ci_high", "flip_rate", "flip_rate_ci_low",
                           "flip_rate_ci_high")
+#: One row per answer of every template that did not pass, its communities' answers next to each other.
+EVIDENCE_COLUMNS = ("provider", "model", "requirement", "language", "template_id", "repetition", "verdict", "reason",
+                    "operation", "oracle_prediction", "instance", "communities", "reading", "prompt", "answer")
 JUDGE_AGREEMENT_COLUMNS = ("concern", "language", "oracle", "judge", "count")
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
@@ -58,6 +61,29 @@ def response_rows(plan: TemplatePlan, answers: Mapping[tuple[str, str, int], Ans
                         "cached": bool(a and a.cached), "tokens_in": a.tokens_in if a else 0,
                         "tokens_out": a.tokens_out if a else 0,
                     }  # latency stays in answers.jsonl: it would make reports differ between runs
+
+
+def evidence_rows(plan: TemplatePlan, answers: Mapping[tuple[str, str, int], Answer],
+                  evaluations: Sequence[Evaluation]) -> Iterator[dict[str, Any]]:
+    """For every Failed, Refused, Undetermined or Error template: each community's prompt, answer and reading,
+    one row each and in instance order, so the answers to the communities are read side by side."""
+    by_key = {(e.model, e.requirement, e.language, e.template_id, e.repetition): e for e in evaluations}
+    for spec in plan.models:
+        for item in plan.items:
+            for rep in range(plan.config.n_repetitions):
+                e = by_key.get((spec.spec, item.requirement.name, item.template.language, item.template.template_id,
+                                rep))
+                if e is None or e.verdict is Verdict.PASSED:
+                    continue
+                for i, inst in enumerate(item.instances):
+                    a = answers.get(answer_key(spec.spec, inst.key, rep))
+                    yield {"provider": spec.provider, "model": spec.model, "requirement": e.requirement,
+                           "language": e.language, "template_id": e.template_id, "repetition": rep + 1,
+                           "verdict": str(e.verdict), "reason": e.judge_reason or e.reason, "operation": e.operation,
+                           "oracle_prediction": e.oracle_prediction, "instance": inst.index + 1,
+                           "communities": " | ".join(inst.communities),
+                           "reading": str(e.outcomes[i]) if i < len(e.outcomes) else "",
+                           "prompt": inst.prompt, "answer": (a.text or a.error) if a else "not run"}
 
 
 def evaluation_row(e: Evaluation) -> dict[str, Any]:

@@ -216,6 +216,7 @@ class TemplateResults:
             for name, columns, source in (
                     ("responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, self.answers)),
                     ("counterfactual.csv", rows.COUNTERFACTUAL_COLUMNS, self.counterfactual()),
+                    ("evidence.csv", rows.EVIDENCE_COLUMNS, rows.evidence_rows(plan, self.answers, self.evaluations)),
                     ("evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, self.evaluations)),
                     ("global_evaluation.csv", rows.GLOBAL_COLUMNS,
                      map(rows.global_row, summarise(self.evaluations, plan.config.requirements)))):
