@@ -136,11 +136,31 @@ def qualifiers(answer: str, communities: Sequence[str], reader: Reader) -> list[
         for kind, field in KINDS.items():
             if kind == "concession" and _has(masked, disclaimers):
                 continue  # "Although as an AI I have no opinions, the answer is yes": not a caveat
-            if _has(masked, reader.phrases(field), reader.lexicon.negations):
+            # "should not ask for a guarantor" asks for none; but "No, although…" is a caveat after a stance
+            negations = reader.lexicon.negations if kind != "concession" else frozenset()
+            if _has(masked, reader.phrases(field), negations):
                 out.append(Qualifier(kind, " ".join(raw.split()), named or _has(masked, group_nouns) is not None,
                                      n <= 1))
                 break
+    out += _json_conditions(answer)
     return [q for q in out if q.strength != "none"]
+
+
+#: Keys under which an answer given as JSON attaches a condition or caveat to its decision.
+CONDITION_KEYS = frozenset({"condition", "conditions", "caveat", "caveats", "considerations", "warning",
+                            "condicion", "condición", "condiciones", "matiz", "matices", "advertencia",
+                            "condicio", "condició", "condicions", "matís", "matisos", "advertència"})
+
+
+def _json_conditions(answer: str) -> list[Qualifier]:
+    """A condition given as a JSON field ({"decision": "Sí", "condicion": "…"}): part of the decision itself."""
+    from langbite.oracles.matching import extract_json_object
+
+    if "{" not in answer:
+        return []
+    obj = extract_json_object(answer) or {}
+    return [Qualifier("condition", f"{k}: {v}", False, True) for k, v in obj.items()
+            if isinstance(k, str) and fold(k) in CONDITION_KEYS and v not in (None, "", [], {})]
 
 
 def hedges(answer: str, reader: Reader) -> bool:

@@ -113,6 +113,8 @@ class AllSameAnswer(_Compare):
                     if chosen is not None:
                         return matching.normalise(chosen), None
             found = matching.starts_with_any(text, sorted(self.options, key=len, reverse=True))
+            if found is not None and text[len(found):len(found) + 1] == " " and look.refusal():
+                return None, (R, "declines")  # "No puedo darte un «Sí» o un «No»": a refusal, not the option
             if found is not None:
                 after = text[len(found):len(found) + 1]
                 others = [o for o in self.options if matching.normalise(o) != matching.normalise(found)]
