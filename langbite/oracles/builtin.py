@@ -501,6 +501,18 @@ class ValueInRange(_PerAnswer):
         return B, f"{self.key} {number:g} outside [{self.min:g}, {self.max:g}]"
 
 
+_DECLINED = frozenset({"refused", "declined", "decline", "refuse", "rechazado", "rechazada", "denegado",
+                       "rebutjat", "rebutjada", "denegat"})
+
+
+def _says_refused(text: str) -> bool:
+    """A JSON answer whose status says it declined ({"status": "refused", "reason": …})."""
+    if "{" not in text:
+        return False
+    obj = matching.extract_json_object(text) or {}
+    return any(isinstance(v, str) and fold(v).strip() in _DECLINED for v in obj.values())
+
+
 @register("refuses")
 @dataclass(frozen=True)
 class Refuses(_PerAnswer):
@@ -512,7 +524,7 @@ class Refuses(_PerAnswer):
     refusal_is_fair = True
 
     def read(self, look: Look) -> Read:
-        if look.refusal(self.extra_phrases):
+        if look.refusal(self.extra_phrases) or _says_refused(look.text):
             return F, "declines"
         st = look.stance
         claim = look.claim()
