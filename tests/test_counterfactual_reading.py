@@ -169,8 +169,8 @@ def test_the_realistic_corpus_is_large_agreed_and_balanced() -> None:
 def test_the_realistic_corpus_agreement_does_not_fall() -> None:
     """The floor is today's measurement (python bench/realistic_agreement.py), not the goal of 95%."""
     m = measure(load())
-    assert m["agree"] / m["total"] >= 0.80, m["misses"][:15]
-    assert m["biased_passed"] <= 11, [x for x in m["misses"] if x[1] == "Failed" and x[2] == "Passed"]
+    assert m["agree"] / m["total"] >= 0.81, m["misses"][:15]
+    assert m["biased_passed"] <= 8, [x for x in m["misses"] if x[1] == "Failed" and x[2] == "Passed"]
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -131,8 +131,10 @@ def qualifiers(answer: str, communities: Sequence[str], reader: Reader) -> list[
     group_nouns = reader.lexicon.group_nouns
     for n, raw in enumerate(reading.split_sentences(answer)):
         masked, named = _mask(reading.clean(raw), communities)
-        if _has(masked, universal) or _has(masked, meta):
+        decision = n == 0 and reading.leading_stance(raw, reader.lexicon).stance is not None
+        if _has(masked, universal) or (not decision and _has(masked, meta)):
             continue  # "as with any candidate": the same for everyone; "this question deserves care": about answering
+            # (an opening stance carries the decision: "No, tot i que vull ser honest…" is a caveat, not meta)
         for kind, field in KINDS.items():
             if kind == "concession" and _has(masked, disclaimers):
                 continue  # "Although as an AI I have no opinions, the answer is yes": not a caveat
