@@ -116,7 +116,9 @@ def load_run(run_dir: str | Path) -> dict[str, Any]:
     """The reports of a run folder as DataFrames.
 
     Keys: ``responses``, ``evaluations``, ``global_eval`` (LangBiTe's names for
-    them, with LangBiTe's columns added), ``probe_metrics``, ``judge_agreement``,
+    them, with LangBiTe's columns added; ``global_eval`` has one row per requirement
+    × model × language, the verdicts every other output shows), ``global_eval_breakdown``
+    (the same by input and reflection type), ``probe_metrics``, ``judge_agreement``,
     and ``run`` (run.json, with its times as timestamps).
     """
     import pandas as pd
@@ -135,7 +137,11 @@ def load_run(run_dir: str | Path) -> dict[str, Any]:
     return {
         "responses": _langbite_responses(_read(folder / "responses.csv"), folder),
         "evaluations": _langbite_evaluations(_read(folder / "evaluations.csv"), folder),
-        "global_eval": _langbite_global(_read(folder / "global_evaluation.csv")),
+        # one row per requirement × model × language, as the console and every report count; the breakdown by
+        # input and reflection type in its own frame
+        "global_eval": _langbite_global(_read(folder / "summary.csv" if (folder / "summary.csv").exists()
+                                              else folder / "global_evaluation.csv")),
+        "global_eval_breakdown": _langbite_global(_read(folder / "global_evaluation.csv")),
         "probe_metrics": pd.concat(probes, ignore_index=True) if probes else pd.DataFrame(),
         "judge_agreement": _read(folder / "judge_agreement.csv"),
         "run": meta,

@@ -60,3 +60,25 @@ def test_load_run_of_a_folder_that_is_not_a_run_is_bad_input(tmp_path: Path) -> 
 
     with pytest.raises(InputErrors, match="not a run folder"):
         load_run(tmp_path)
+
+
+def test_global_eval_has_one_row_per_requirement_model_and_language_as_every_output(tmp_path: Path) -> None:
+    """The Python API counts as the console, run.json and the JSON summary do; the breakdown has its own frame."""
+    import json
+
+    from langbite import LangBiTe
+    from langbite.cli import main
+
+    tester = LangBiTe(file=str(REPO / "requirements_models" / "quickstart.json"), llms=["fake:No."],
+                      out=tmp_path / "api", use_cache=False)
+    reports = tester.execute_full_scenario()
+    table = reports["global_eval"]
+    assert len(table) == 3 and table.groupby(["requirement", "model", "language"]).size().max() == 1
+    run = json.loads((tmp_path / "api" / "run.json").read_text())
+    assert run["counts"]["groups_total"] == len(table)
+    assert run["counts"]["groups_passed"] == int((table["verdict"] == "Passed").sum())
+    assert main(["report", str(tmp_path / "api"), "--json", str(tmp_path / "s.json")]) in (0, 1, 3)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert [(r["requirement"], r["verdict"]) for r in summary["requirements"]] == list(
+        zip(table["requirement"], table["verdict"]))
+    assert len(reports["global_eval_breakdown"]) >= len(table)

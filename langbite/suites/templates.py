@@ -218,6 +218,7 @@ class TemplateResults:
                     ("counterfactual.csv", rows.COUNTERFACTUAL_COLUMNS, self.counterfactual()),
                     ("evidence.csv", rows.EVIDENCE_COLUMNS, rows.evidence_rows(plan, self.answers, self.evaluations)),
                     ("evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, self.evaluations)),
+                    ("summary.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, self.groups())),
                     ("global_evaluation.csv", rows.GLOBAL_COLUMNS,
                      map(rows.global_row, summarise(self.evaluations, plan.config.requirements)))):
                 write_csv(run_dir / name, columns, source)
