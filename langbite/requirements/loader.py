@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -128,17 +128,26 @@ def _model_spec(entry: str | dict[str, Any]) -> ModelSpec:
     )
 
 
-def _check_http(d: _Document) -> None:
-    """An http:NAME model has its 'http' object, and its body carries the prompt; no other model has one."""
+def _model_entries(d: _Document) -> Iterator[tuple[int, Any, str, JsonPath]]:
+    """Each model entry whose spec is a string: (index, entry, spec, where the spec is written).
+
+    A model is written either as a bare string or as an object with a ``model`` key; checks that
+    look at the spec share this one reading of the two forms. Entries of the wrong type are left to
+    the schema's message.
+    """
     models = d.doc.get("models")
     for i, entry in enumerate(models if isinstance(models, list) else []):
         spec = entry if isinstance(entry, str) else entry.get("model") if isinstance(entry, dict) else None
-        if not isinstance(spec, str):
-            continue
+        if isinstance(spec, str):
+            yield i, entry, spec, (("models", i) if isinstance(entry, str) else ("models", i, "model"))
+
+
+def _check_http(d: _Document) -> None:
+    """An http:NAME model has its 'http' object, and its body carries the prompt; no other model has one."""
+    for i, entry, spec, at in _model_entries(d):
         http = entry.get("http") if isinstance(entry, dict) else None
         is_http = spec.strip().startswith("http:")
         if is_http and not isinstance(http, dict):
-            at = ("models", i) if isinstance(entry, str) else ("models", i, "model")
             d.errors.add(d.path, *d.where(at), f"{d.label(f'$.models[{i}]')}: an http: model needs an 'http' object "
                          "(url, body with {prompt}, answer path)")
         elif isinstance(http, dict) and not is_http:
@@ -313,16 +322,11 @@ def _check_models(d: _Document) -> None:
     """Every model entry names a provider and model, or a LangBiTe key, that resolves (no SDK is imported)."""
     from langbite.execute.providers import resolve_spec
 
-    models = d.doc.get("models")
-    for i, entry in enumerate(models if isinstance(models, list) else []):
-        spec = entry if isinstance(entry, str) else entry.get("model") if isinstance(entry, dict) else None
-        if not isinstance(spec, str):
-            continue
+    for i, entry, spec, at in _model_entries(d):
         base_url = entry.get("base_url") if isinstance(entry, dict) else None
         try:
             resolve_spec(ModelSpec(spec.strip(), base_url=base_url if isinstance(base_url, str) else None))
         except InputErrors as exc:
-            at = ("models", i) if isinstance(entry, str) else ("models", i, "model")
             for e in exc.errors:
                 d.errors.add(d.path, *d.where(at), f"{d.label(f'$.models[{i}]')}: {e.message}")
 
