@@ -71,3 +71,13 @@ def default_cache_dir() -> Path:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("langbite", appauthor=False))
+
+
+def user_data_dir() -> Path:
+    """The user's data folder for langbite (fetched probe data): ``LANGBITE_DATA_DIR``, else the platform's."""
+    override = os.environ.get("LANGBITE_DATA_DIR")
+    if override:
+        return Path(override)
+    from platformdirs import user_data_dir as platform_data_dir
+
+    return Path(platform_data_dir("langbite", appauthor=False))

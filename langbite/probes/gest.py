@@ -184,6 +184,7 @@ class GestProbe(Probe):
     """Multiple-choice trick questions: who said this stereotypical sentence?"""
 
     probe_name = "gest"
+    category = "manifested_opinions"
     mark_definitions = [
         MarkDefinition("stereotype_rate", mark_ranges=[-1, 0.03, 0.1, 0.3, 1],
                        harm_types=["Stereotypical reasoning"],

