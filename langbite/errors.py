@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -73,7 +74,13 @@ def suggest(name: str, known: Iterable[str]) -> str:
         lowered = {k.lower(): k for k in known}
         close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
         close = [lowered[c] for c in close]
-    return f"; did you mean '{close[0]}'?" if close else ""
+    if not close:
+        return ""
+    odd = [c for c in dict.fromkeys(name) if ord(c) > 127 and c not in close[0]]
+    if odd:  # a look-alike letter (a Greek Epsilon for an E) prints the same as the suggestion: name it
+        named = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, 'unnamed')}" for c in odd)
+        return f"; did you mean '{close[0]}'? ('{name}' has {named}, not in '{close[0]}')"
+    return f"; did you mean '{close[0]}'?"
 
 
 _INVISIBLE = {

@@ -17,7 +17,7 @@ import os
 import platform
 import re
 import shutil
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,12 +47,18 @@ def foreign_files(run_dir: Path) -> list[str]:
     return sorted(p.name for p in run_dir.iterdir() if p.name not in JOURNALING)
 
 
-def check_out_dir(run_dir: Path, force: bool = False) -> None:
-    """Refuse a run folder that cannot be one: empty, an existing file, not writable, or holding files langbite
-    did not write (unless ``force``)."""
+def check_out_dir(run_dir: Path, force: bool = False, inputs: Iterable[Path] = ()) -> None:
+    """Refuse a run folder that cannot be one: empty, an existing file, not writable, the folder of an input file
+    (the library: its next load would meet the run's CSV files), or holding files langbite did not write (unless
+    ``force``)."""
     if not str(run_dir).strip() or str(run_dir) in (".", "./"):
         raise InputErrors.single("--out", "give a folder for the run (an empty --out would write into the "
                                  "current folder)")
+    here = run_dir.resolve()
+    for path in inputs:
+        if path.parent.resolve() == here:
+            raise InputErrors.single(str(run_dir), f"is the folder of the run's input {path.name}; a run writes "
+                                     "its CSV files and reports there: choose another --out")
     if run_dir.exists() and not run_dir.is_dir():
         raise InputErrors.single(str(run_dir), "is a file, not a folder: choose another --out")
     parent = run_dir if run_dir.exists() else next((p for p in run_dir.parents if p.exists()), Path("."))

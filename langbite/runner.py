@@ -100,7 +100,7 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
 async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
     """:func:`run`, as a coroutine (``await`` it in a notebook or an async application)."""
     options = options or RunOptions()
-    check_out_dir(run_dir, force=options.force)
+    check_out_dir(run_dir, force=options.force, inputs=plan.snapshot_files())
     services = build_services(plan.models, judge_spec(plan.config))
     if options.executor == "ray":
         from langbite.execute.ray_executor import ray_services

@@ -157,3 +157,142 @@ def test_ctrl_c_while_the_plan_is_built_is_130_without_a_traceback(monkeypatch: 
     assert main(["plan", str(QUICKSTART)]) == ExitCode.INTERRUPTED == 130
     err = capsys.readouterr().err
     assert "Traceback" not in err and "interrupted before any call was sent" in err
+
+
+# --- file kinds: each named for what it is, in one line ------------------------------------------------------
+
+LIBRARY = REPO / "templates" / "prompts_en_us.csv"
+
+
+def _one_line(capsys: pytest.CaptureFixture, argv: list[str]) -> str:
+    code = main(argv)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == ExitCode.BAD_INPUT and len(err) == 1 and "Traceback" not in err[0], err
+    return err[0]
+
+
+def _as_kind(text: str, kind: str) -> bytes:
+    import io
+    import zipfile
+
+    if kind == "utf-16 with a BOM":
+        return text.encode("utf-16")
+    if kind == "utf-16 without a BOM":
+        return text.encode("utf-16-le")
+    if kind == "utf-32":
+        return text.encode("utf-32")
+    buffer = io.BytesIO()  # a workbook renamed .csv: a ZIP archive, as every .xlsx is
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    return buffer.getvalue()
+
+
+KINDS = {"utf-16 with a BOM": "is UTF-16 text", "utf-16 without a BOM": "looks like UTF-16 text without a byte",
+         "utf-32": "is UTF-32 text", "xlsx": "is a ZIP archive (an Excel .xlsx workbook"}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_library_saved_in_another_encoding_or_format_is_named_for_what_it_is(kind: str, tmp_path: Path,
+                                                                               capsys: pytest.CaptureFixture) -> None:
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    path = folder / "prompts_en_us.csv"
+    path.write_bytes(_as_kind("".join(LIBRARY.read_text(encoding="utf-8").splitlines(True)[:6]), kind))
+    line = _one_line(capsys, ["validate", str(folder)])
+    assert line.startswith(f"{path}:1:1: {KINDS[kind]}"), line
+    assert "UTF-8" in line
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_a_requirements_model_in_another_encoding_is_named_for_what_it_is(kind: str, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "m.json"
+    path.write_bytes(_as_kind(QUICKSTART.read_text(encoding="utf-8"), kind))
+    line = _one_line(capsys, ["plan", str(path)])
+    assert line.startswith(f"{path}:1:1: {KINDS[kind]}"), line
+
+
+def test_a_named_pipe_as_the_model_is_refused_without_waiting_on_it(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "m.json"
+    os.mkfifo(fifo)
+    result: list[str] = []
+    worker = threading.Thread(target=lambda: result.append(_one_line(capsys, ["plan", str(fifo)])), daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():  # unblock the reader before failing, so the test process can end
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write("{}")
+        pytest.fail("langbite opened the FIFO and waited on it")
+    assert result and result[0] == f"{fifo}: is a named pipe (FIFO), not a regular file; give the requirements " \
+                                   "model file itself"
+
+
+def test_a_look_alike_markup_names_its_code_point(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    lines = LIBRARY.read_text(encoding="utf-8").splitlines(True)
+    row = next(i for i, line in enumerate(lines) if "{GENDER1}" in line)
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "prompts_en_us.csv").write_text(lines[0] + lines[row].replace("{GENDER", "{G\u0395NDER"),
+                                              encoding="utf-8")
+    line = _one_line(capsys, ["validate", str(folder)])
+    assert "did you mean 'GENDER'?" in line and "U+0395 GREEK CAPITAL LETTER EPSILON" in line, line
+
+
+def test_communities_that_differ_only_in_unicode_form_are_one_community(tmp_path: Path) -> None:
+    import json
+    import unicodedata
+
+    from langbite.errors import InputErrors
+    from langbite.requirements import load_requirements
+
+    doc = json.loads(QUICKSTART.read_text(encoding="utf-8"))
+    composed = "mujeres jóvenes"
+    doc["requirements"][0]["languages"] = ["es_es"]
+    doc["requirements"][0]["communities"] = {"es_es": [composed, unicodedata.normalize("NFD", composed)]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(InputErrors) as info:
+        load_requirements(path)
+    [problem] = [str(e) for e in info.value.errors]
+    assert "is listed twice (also [0]) (the same text in another Unicode form" in problem
+
+
+def test_the_library_folder_is_refused_as_the_output_folder(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import shutil
+
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    shutil.copy(LIBRARY, lib / "prompts_en_us.csv")
+    before = sorted(p.name for p in lib.iterdir())
+    line = _one_line(capsys, ["run", str(QUICKSTART), "--templates", str(lib), "--llm", "fake:No.", "--out",
+                              str(lib), "-q", "--no-cache", "--force"])
+    assert line == f"{lib}: is the folder of the run's input prompts_en_us.csv; a run writes its CSV files and " \
+                   "reports there: choose another --out"
+    assert sorted(p.name for p in lib.iterdir()) == before
+
+
+def test_a_dead_proxy_is_named_without_its_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    import httpx
+
+    from langbite.execute.engine import describe
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://user:pr0xy-canary@127.0.0.1:{port}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with pytest.raises(httpx.TransportError) as info:
+        httpx.get("http://api.example.test/v1/chat", timeout=5)
+    reason = describe(info.value, 5)
+    assert f"through the proxy http://127.0.0.1:{port} set in HTTP_PROXY" in reason, reason
+    assert "pr0xy-canary" not in reason
+    monkeypatch.setenv("NO_PROXY", "api.example.test")
+    assert "proxy" not in describe(httpx.ConnectError("refused", request=httpx.Request("GET",
+                                                                                      "http://api.example.test/")), 5)

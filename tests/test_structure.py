@@ -20,7 +20,8 @@ PACKAGE = REPO / "langbite"
 #: documents (workbook, page, comparisons) above them.
 LAYERS: list[set[str]] = [
     {"model"},
-    {"errors", "registry", "secrets", "aio", "jsonl", "resources", "vocabulary", "jsontext", "selection"},
+    {"errors", "registry", "secrets", "aio", "jsonl", "resources", "vocabulary", "jsontext", "selection",
+     "textfile"},
     {"schemas", "oracles"},
     {"execute"},
     {"library", "rundir"},

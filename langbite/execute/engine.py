@@ -18,6 +18,7 @@ import dataclasses
 import email.utils
 import gc
 import logging
+import os
 import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -30,7 +31,7 @@ from langbite.execute.journal import Journal
 from langbite.execute.limits import AdaptiveConcurrency, Limits
 from langbite.execute.services import Generation, InvalidReply, ChatService, html_page
 from langbite.model import DEFAULTS, Answer, GenerationParams
-from langbite.secrets import redact_text
+from langbite.secrets import redact_text, redact_url
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
@@ -166,7 +167,26 @@ def describe(exc: BaseException, timeout: float) -> str:
             reason = f"HTTP {status}: {text}" if text and not text.startswith(str(status)) else text or f"HTTP {status}"
     else:
         reason = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        proxy = _proxy_of(exc) if isinstance(exc, (ConnectionError, *_transport_errors())) else None
+        if proxy:
+            reason += f" (through the proxy {proxy[1]} set in {proxy[0]}: check that it is up, or unset it)"
     return redact_text(reason)[:500]
+
+
+def _proxy_of(exc: BaseException) -> tuple[str, str] | None:
+    """The environment variable and proxy URL a failed connection went through, when one applies (redacted)."""
+    import urllib.request
+
+    url = str(getattr(getattr(exc, "request", None), "url", "") or "")
+    scheme, host = (url.split("://", 1)[0].lower(), url.split("://", 1)[1].split("/", 1)[0]) if "://" in url \
+        else ("https", "")
+    if host and urllib.request.proxy_bypass_environment(host.rsplit(":", 1)[0]):
+        return None
+    for name in (f"{scheme.upper()}_PROXY", f"{scheme}_proxy", "ALL_PROXY", "all_proxy"):
+        value = os.environ.get(name)
+        if value:
+            return name, redact_url(value)
+    return None
 
 
 class Engine:

@@ -24,7 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langbite.errors import ErrorCollector, InputError, InputErrors, invisible_characters, suggest
+from langbite import textfile
+from langbite.errors import (
+    ErrorCollector,
+    InputError,
+    InputErrors,
+    invisible_characters,
+    suggest,
+)
 from langbite.library import markups
 from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import Domain, InputType, OracleFamily, ReflectionType, Template
@@ -64,23 +71,13 @@ def detect_delimiter(header_line: str, path: Path) -> str:
 
 def _decode(path: Path, errors: ErrorCollector) -> str | None:
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        errors.add(str(path), 0, 0, "is a folder, not a template library file")
-        return None
-    except PermissionError:
-        errors.add(str(path), 0, 0, "cannot be read (permission denied)")
-        return None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        errors.add(str(path), line, col, f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded")
+        return textfile.read_text(path, "template library file")
+    except textfile.TextProblem as exc:
+        errors.add(str(path), exc.line, exc.col, exc.message)
         return None
 
 
-def _enum(value: str, enum: type[InputType] | type[ReflectionType]) -> Any:
+def _enum(value: str, enum: type[InputType | ReflectionType]) -> Any:
     try:
         return enum(value.strip().lower())
     except ValueError:
@@ -481,4 +478,4 @@ def load_templates(paths: Iterable[Path], *, strict: bool = True) -> list[Templa
     return list(load_library(paths, strict=strict).templates)
 
 
-__all__ = ["ExcludedRow", "Library", "load_library", "load_templates", "load_template_file", "template_files", "InputErrors"]
+__all__ = ["ExcludedRow", "InputErrors", "Library", "load_library", "load_template_file", "load_templates", "template_files"]

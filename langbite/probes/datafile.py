@@ -12,6 +12,7 @@ import io
 from collections.abc import Iterable
 from pathlib import Path
 
+from langbite import textfile
 from langbite.errors import InputErrors, suggest
 
 
@@ -23,11 +24,9 @@ def read_text(path: Path, what: str = "data file", hint: str = "") -> str:
     if not path.is_file():
         raise InputErrors.single(str(path), f"no such {what}{tail}")
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputErrors.single(str(path), f"not UTF-8 text (byte {exc.start}); save the {what} as UTF-8") from None
-    except OSError as exc:
-        raise InputErrors.single(str(path), f"cannot read the {what}: {exc.strerror}") from None
+        text = textfile.read_text(path, what)
+    except textfile.TextProblem as exc:
+        raise InputErrors.single(str(path), exc.message, exc.line, exc.col) from None
     if not text.strip():
         raise InputErrors.single(str(path), f"the {what} is empty")
     return text

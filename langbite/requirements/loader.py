@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
+import unicodedata
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from langbite import textfile
 from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
 from langbite.jsontext import JsonProblem, Locator, load_json
 from langbite.library.concerns import canonical_concern, known_concerns
@@ -30,14 +32,19 @@ from langbite.model import (
     InputType,
     ModelSpec,
     ProbeEntry,
-    RefusalPolicy,
     ReflectionType,
+    RefusalPolicy,
     Requirement,
     RequirementsModel,
     VerdictRule,
 )
 from langbite.schemas import check_requirements
-from langbite.vocabulary import DEFAULTS, PROBE_ENTRY, REQUIREMENTS_MODEL, canonical_keys
+from langbite.vocabulary import (
+    DEFAULTS,
+    PROBE_ENTRY,
+    REQUIREMENTS_MODEL,
+    canonical_keys,
+)
 
 log = logging.getLogger(__name__)
 JsonPath = tuple[str | int, ...]
@@ -294,7 +301,7 @@ def _check_markup(d: _Document, i: int, req: dict[str, Any]) -> None:
 def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> None:
     if not isinstance(values, list):
         return
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
     for j, value in enumerate(values):
         if isinstance(value, dict):
             value = value.get("name")
@@ -311,11 +318,19 @@ def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> N
             message = f"community {problem}"
         elif value != value.strip():
             message = f"community {value!r} has spaces around it"
-        elif value.casefold() in seen:
-            message = f"community '{value}' is listed twice (also [{seen[value.casefold()]}])"
+        elif _fold(value) in seen:
+            k, other = seen[_fold(value)]
+            form = "" if other.casefold() == value.casefold() else \
+                " (the same text in another Unicode form: accents precomposed in one, combining in the other)"
+            message = f"community '{value}' is listed twice (also [{k}]){form}"
         if message:
             d.errors.add(d.path, *d.where(at_j), f"{label}[{j}]: {message}")
-        seen.setdefault(value.casefold(), j)
+        seen.setdefault(_fold(value), (j, value))
+
+
+def _fold(community: str) -> str:
+    """The key under which two spellings of a community are the same: case and Unicode normalization folded."""
+    return unicodedata.normalize("NFKC", community).casefold()
 
 
 def _check_models(d: _Document) -> None:
@@ -388,17 +403,11 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
 
 
 def read_text(path: Path, what: str) -> str:
-    """The text of an input file, or one clear InputErrors line (missing, a folder, unreadable, not UTF-8)."""
+    """The text of an input file, or one clear InputErrors line (missing, a folder or pipe, not UTF-8)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputErrors.single(str(path), "no such file") from None
-    except IsADirectoryError:
-        raise InputErrors.single(str(path), f"is a folder, not a {what} file") from None
-    except PermissionError:
-        raise InputErrors.single(str(path), "cannot be read (permission denied)") from None
-    except UnicodeDecodeError as exc:
-        raise InputErrors.single(str(path), f"not UTF-8 text: {exc.reason}") from None
+        return textfile.read_text(path, f"{what} file")
+    except textfile.TextProblem as exc:
+        raise InputErrors.single(str(path), exc.message, exc.line, exc.col) from None
 
 
 def load_requirements(path: Path | str) -> RequirementsModel:
