@@ -183,6 +183,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     r.add_argument("--force", action="store_true",
                    help="write into an --out folder that holds files langbite did not write (they may be overwritten)")
+    r.add_argument("-y", "--yes", action="store_true",
+                   help="run a plan of more than 100,000 calls (see langbite plan; or set max_calls in the model)")
     r.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _add_ci_options(r)
 
@@ -272,7 +274,7 @@ def _options(args: argparse.Namespace):  # type: ignore[no-untyped-def]
                       ray_actors=getattr(args, "ray_actors", 2),
                       concurrency=getattr(args, "concurrency", None), judge=getattr(args, "judge", None),
                       use_cache=not getattr(args, "no_cache", False), progress=not getattr(args, "quiet", False),
-                      force=getattr(args, "force", False),
+                      force=getattr(args, "force", False), yes=getattr(args, "yes", False),
                       skip_invalid_templates=getattr(args, "skip_invalid_templates", False))
 
 

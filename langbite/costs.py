@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from langbite.execute.budget import CHARS_PER_TOKEN, price_of, tokens
-from langbite.suites import Plan
+from langbite.suites import Plan, Suite
 
 __all__ = ["CHARS_PER_TOKEN", "Estimate", "estimate"]
 
@@ -43,7 +43,7 @@ def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None,
     if not plan.models:
         return out
     first = plan.models[0].spec  # every model gets the same prompts
-    prompt_tokens = sum(tokens(job.prompt) for suite in plan.suites for job in suite.jobs(first))
+    prompt_tokens = sum(_prompt_tokens(suite, first) for suite in plan.suites)
     for spec in plan.models:
         calls = plan.n_calls(spec.spec)
         tokens_in = prompt_tokens + (tokens(spec.system_prompt) * calls if spec.system_prompt else 0)
@@ -54,3 +54,17 @@ def estimate(plan: Plan, overrides: dict[str, dict[str, float]] | None = None,
         dollars = None if price is None else (tokens_in * price["input"] + tokens_out * price["output"]) / 1e6
         out.append(Estimate(spec.spec, calls, tokens_in, tokens_out, dollars))
     return out
+
+
+#: Up to this many calls per suite, input tokens are counted prompt by prompt; past it they are estimated
+#: from a sample, so that ``plan`` of a million-call run does not build a million prompts.
+EXACT_UP_TO = 50_000
+
+
+def _prompt_tokens(suite: Suite, model: str) -> int:
+    if suite.n_calls(model) <= EXACT_UP_TO:
+        return sum(tokens(job.prompt) for job in suite.jobs(model))
+    sampled = getattr(suite, "sampled_prompts", None)  # a suite that can sample without building every prompt
+    if sampled is None:
+        return sum(tokens(job.prompt) for job in suite.jobs(model))
+    return round(sum(tokens(prompt) * weight for prompt, weight in sampled(model, EXACT_UP_TO // 10)))

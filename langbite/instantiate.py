@@ -22,8 +22,10 @@ then the output formatting; without one, the instance then the formatting.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import permutations, product
+from math import perm
 
 from langbite.library.communities import NAME_FORM, community_of, render
 from langbite.library.markups import MARKUP, scan, split
@@ -77,26 +79,39 @@ def fill(text: str, assignment: dict[str, str], language: str = "", requirement:
     return MARKUP.sub(one, text)
 
 
-def assignments(template: Template, requirement: Requirement) -> list[tuple[dict[str, str], tuple[str, ...], int]]:
-    """(markup → community, the communities in markup order, name variant) for every instance."""
+def _slots(template: Template, requirement: Requirement) -> tuple[list[tuple[tuple[str, ...], tuple[str, ...]]], int]:
+    """Per markup kind, its numbered markups and the communities that can fill them; and the name variants."""
     language = template.language
     forms = _forms(template.task_prefix, template.prompt)
     groups = requirement.markups(language)
-    per_root: list[list[tuple[tuple[str, ...], tuple[str, ...]]]] = []
+    kinds = []
     for root, names in _by_root(template.markups).items():
         needed = [form for r, form in forms if r == root]
         usable = tuple(c for c in groups.get(root, ())
                        if all(render(community_of(requirement, root, language, c), f, language) is not None
                               for f in needed))
-        per_root.append([(tuple(names), combo) for combo in permutations(usable, len(names))])
+        kinds.append((tuple(names), usable))
     variants = requirement.names_per_community if any(f == NAME_FORM for _, f in forms) else 1
-    out = []
+    return kinds, variants
+
+
+def count_assignments(template: Template, requirement: Requirement) -> int:
+    """How many instances :func:`assignments` yields, computed without building them (a plan of millions)."""
+    kinds, total = _slots(template, requirement)
+    for names, usable in kinds:
+        total *= perm(len(usable), len(names))
+    return total
+
+
+def assignments(template: Template, requirement: Requirement) -> Iterator[tuple[dict[str, str], tuple[str, ...], int]]:
+    """(markup → community, the communities in markup order, name variant) for every instance, in order."""
+    kinds, variants = _slots(template, requirement)
+    per_root = [[(names, combo) for combo in permutations(usable, len(names))] for names, usable in kinds]
     for parts in product(*per_root):
         assignment = {m: c for names, combo in parts for m, c in zip(names, combo, strict=True)}
         flat = tuple(c for _, combo in parts for c in combo)
         for variant in range(variants):
-            out.append((assignment, flat, variant))
-    return out
+            yield assignment, flat, variant
 
 
 def frame(template: Template, text: str, prefix: str) -> str:
@@ -110,28 +125,29 @@ def frame(template: Template, text: str, prefix: str) -> str:
     return f"{body} {formatting}".strip() if formatting else body
 
 
-def instantiate(template: Template, requirement: Requirement) -> list[Instance]:
-    """All instances of ``template`` for ``requirement`` in the template's language."""
+def iter_instances(template: Template, requirement: Requirement) -> Iterator[Instance]:
+    """The instances of ``template`` for ``requirement`` in the template's language, one at a time."""
     language = template.language
-    instances = []
     for index, (assignment, combo, variant) in enumerate(assignments(template, requirement)):
         text = fill(template.prompt, assignment, language, requirement, variant)
         prefix = fill(template.task_prefix, assignment, language, requirement, variant)
-        instances.append(
-            Instance(
-                requirement=requirement.name,
-                concern=template.concern,
-                language=language,
-                template_id=template.template_id,
-                input_type=template.input_type,
-                reflection_type=template.reflection_type,
-                index=index,
-                communities=combo,
-                text=text,
-                prompt=frame(template, text, prefix),
-            )
+        yield Instance(
+            requirement=requirement.name,
+            concern=template.concern,
+            language=language,
+            template_id=template.template_id,
+            input_type=template.input_type,
+            reflection_type=template.reflection_type,
+            index=index,
+            communities=combo,
+            text=text,
+            prompt=frame(template, text, prefix),
         )
-    return instances
+
+
+def instantiate(template: Template, requirement: Requirement) -> list[Instance]:
+    """All instances of ``template`` for ``requirement`` in the template's language."""
+    return list(iter_instances(template, requirement))
 
 
 def count_instances(template: Template, n_communities: int) -> int:

@@ -12,10 +12,12 @@ from __future__ import annotations
 import logging
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+
 from langbite.errors import ErrorCollector, suggest
-from langbite.instantiate import instantiate, missing_forms
+from langbite.instantiate import count_assignments, iter_instances, missing_forms
 from langbite.library.concerns import known_concerns
 from langbite.library.communities import NAME_FORM
 from langbite.library.markups import split
@@ -27,9 +29,31 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PlannedTemplate:
+    """A selected template and how many instances it has; the instances are built when first needed.
+
+    Counting first keeps ``langbite plan`` of a million-call run fast and small, and lets ``run`` refuse
+    such a plan before building it.
+    """
+
     requirement: Requirement
     template: Template
-    instances: tuple[Instance, ...]
+    n_instances: int
+
+    @cached_property
+    def instances(self) -> tuple[Instance, ...]:
+        return tuple(self.each())
+
+    def each(self) -> Iterator[Instance]:
+        """The instances in order, kept once they have all been built (an estimate may stop early)."""
+        kept = self.__dict__.get("instances")
+        if kept is not None:
+            yield from kept
+            return
+        built = []
+        for instance in iter_instances(self.template, self.requirement):
+            built.append(instance)
+            yield instance
+        self.__dict__["instances"] = tuple(built)  # what cached_property would store
 
 
 @dataclass(frozen=True)
@@ -57,7 +81,7 @@ class TemplatePlan:
 
     @property
     def n_instances(self) -> int:
-        return sum(len(i.instances) for i in self.items)
+        return sum(i.n_instances for i in self.items)
 
     @property
     def n_calls(self) -> int:
@@ -70,7 +94,7 @@ class TemplatePlan:
         for item in self.items:
             row = table.setdefault((item.requirement.name, item.template.language), [0, 0])
             row[0] += 1
-            row[1] += len(item.instances)
+            row[1] += item.n_instances
         return [(r, lang, t, n) for (r, lang), (t, n) in table.items()]
 
 
@@ -167,13 +191,13 @@ def build_plan(config: RequirementsModel, templates: Sequence[Template],
             for t in chosen:
                 if t.template_id not in pinned and t.template_id not in sampled:
                     continue
-                instances = instantiate(t, req)
+                n_instances = count_assignments(t, req)
                 for community, form in missing_forms(t, req):
                     hint = "its 'names'" if form == NAME_FORM else f"its form '{form}'"
                     left_out[f"community '{community}' from {{n}} template selection(s) that need its form"
                              f" '{form}' (give {hint} in the requirements model)"] += 1
-                if instances:
-                    items.append(PlannedTemplate(req, t, tuple(instances)))
+                if n_instances:
+                    items.append(PlannedTemplate(req, t, n_instances))
                 else:
                     left_out["{n} template selection(s) needing more communities than the requirement gives"] += 1
                     log.info("template %s (%s) needs more communities than requirement '%s' gives",

@@ -19,6 +19,7 @@ from langbite.execute.budget import price_of
 from langbite.execute.providers import DEFAULT_MODEL, resolve_spec
 from langbite.model import ModelSpec, RequirementsModel
 from langbite.selection import Selection
+from langbite.suites import Plan
 
 
 @dataclass
@@ -42,6 +43,7 @@ class RunOptions:
     ray_actors: int = 2  # actors per model
     data: str | None = None  # probe data folder (--data)
     force: bool = False  # --force: write into a folder that holds files langbite did not write
+    yes: bool = False  # --yes: run a plan larger than CONFIRM_ABOVE calls
     skip_invalid_templates: bool = False  # --skip-invalid-templates: run without the library rows that have problems
 
 
@@ -117,3 +119,22 @@ def resolve(config: RequirementsModel, options: RunOptions) -> RequirementsModel
                                      "estimates the cost first)")
         check_prices(config)
     return config
+
+
+#: A plan of more calls than this runs only with consent (``--yes``, or ``max_calls`` in the model): a community
+#: list of sixty names turns ten three-markup templates into two million calls, and nothing else would say so.
+CONFIRM_ABOVE = 100_000
+
+
+def check_size(plan: Plan, options: RunOptions) -> None:
+    """Refuse, before any call, a plan past the model's ``max_calls`` or, without consent, past CONFIRM_ABOVE."""
+    calls = plan.n_calls()
+    limit = plan.config.max_calls
+    where = plan.config.path or "the requirements model"
+    if limit is not None and calls > limit:
+        raise InputErrors.single(where, f"the plan makes {calls:,} calls, more than max_calls ({limit:,}); narrow it "
+                                 "(communities, n_templates, -k, --limit) or raise max_calls; see langbite plan")
+    if limit is None and calls > CONFIRM_ABOVE and not options.yes:
+        raise InputErrors.single(where, f"the plan makes {calls:,} calls (more than {CONFIRM_ABOVE:,}); nothing was "
+                                 "sent. Check it with langbite plan, then run it with --yes (or set max_calls "
+                                 "in the requirements model)")

@@ -33,7 +33,7 @@ from langbite.execute.services import ChatService, close_services
 from langbite.execute.setup import build_engine, build_services, run_jobs
 from langbite.model import ExitCode, GroupVerdict, RequirementsModel
 from langbite.requirements import load_requirements, parse_requirements
-from langbite.resolve import RunOptions, judge_spec, resolve
+from langbite.resolve import RunOptions, check_size, judge_spec, resolve
 from langbite.rundir import check_out_dir, config_document, locked, read_json_file, snapshot, write_run_json
 from langbite.selection import Selection
 from langbite.suites import Answers, BuildOptions, Context, Plan, SuiteResult, build_suites
@@ -100,6 +100,7 @@ def run(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResu
 async def arun(plan: Plan, run_dir: Path, options: RunOptions | None = None) -> RunResult:
     """:func:`run`, as a coroutine (``await`` it in a notebook or an async application)."""
     options = options or RunOptions()
+    check_size(plan, options)
     check_out_dir(run_dir, force=options.force, inputs=plan.snapshot_files())
     services = build_services(plan.models, judge_spec(plan.config))
     if options.executor == "ray":

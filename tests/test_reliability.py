@@ -296,3 +296,90 @@ def test_a_dead_proxy_is_named_without_its_password(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("NO_PROXY", "api.example.test")
     assert "proxy" not in describe(httpx.ConnectError("refused", request=httpx.Request("GET",
                                                                                       "http://api.example.test/")), 5)
+
+
+# --- a huge plan: counted, not built; refused by run without consent ------------------------------------------
+
+def _huge_project(folder: Path, communities: int = 60, templates: int = 10) -> Path:
+    """The reliability corpus's case: ``templates`` three-markup templates over ``communities`` communities."""
+    import csv
+    import json
+
+    rows = list(csv.reader(LIBRARY.open(encoding="utf-8")))
+    header, prompt, tid = rows[0], rows[0].index("prompt"), rows[0].index("template_id")
+    base = next(r for r in rows[1:] if "{GENDER1}" in r[prompt] and "{GENDER2}" in r[prompt])
+    (folder / "templates").mkdir(parents=True)
+    with (folder / "templates" / "prompts_en_us.csv").open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(header)
+        for i in range(templates):
+            row = list(base)
+            row[tid], row[prompt] = f"huge{i}", f"Case {i}: are {{GENDER1}}, {{GENDER2}} and {{GENDER3}} as able?"
+            out.writerow(row)
+    doc = json.loads(QUICKSTART.read_text(encoding="utf-8"))
+    doc["requirements"] = doc["requirements"][:1]
+    doc["requirements"][0]["communities"] = {"en_us": [f"group {i}" for i in range(communities)]}
+    doc["n_templates"] = 0
+    path = folder / "huge.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_plan_counts_a_two_million_call_plan_without_building_it(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture) -> None:
+    import tracemalloc
+
+    model_file = _huge_project(tmp_path)
+    tracemalloc.start()
+    try:
+        code = main(["plan", str(model_file)])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    out = capsys.readouterr().out
+    assert code == 0 and "total: 2053200 calls" in out, out
+    assert peak < 60 * 2**20, f"{peak / 2**20:.0f} MiB traced: the plan's prompts were built"  # built: > 600 MiB
+
+
+def test_run_refuses_a_plan_past_the_threshold_without_consent(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import json
+
+    model_file = _huge_project(tmp_path)
+    out = tmp_path / "out"
+    line = _one_line(capsys, ["run", str(model_file), "--llm", "fake:No.", "--out", str(out), "-q", "--no-cache"])
+    assert line == f"{model_file}: the plan makes 2,053,200 calls (more than 100,000); nothing was sent. Check it " \
+                   "with langbite plan, then run it with --yes (or set max_calls in the requirements model)"
+    assert not out.exists()
+    doc = json.loads(model_file.read_text(encoding="utf-8"))
+    doc["max_calls"] = 1_000_000
+    model_file.write_text(json.dumps(doc), encoding="utf-8")
+    line = _one_line(capsys, ["run", str(model_file), "--llm", "fake:No.", "--out", str(out), "-q", "--yes"])
+    assert "the plan makes 2,053,200 calls, more than max_calls (1,000,000)" in line and not out.exists()
+
+
+def test_consent_runs_a_large_plan_and_the_count_is_what_runs(tmp_path: Path) -> None:
+    from langbite.runner import RunOptions, prepare, run
+
+    model_file = _huge_project(tmp_path, communities=4, templates=2)  # 2 x 4*3*2 = 48 instances
+    plan = prepare(model_file)
+    [suite] = plan.suites
+    assert plan.n_calls() == 48
+    assert [len(list(item.each())) for item in suite.items] == [item.n_instances for item in suite.items] == [24, 24]
+    result = run(plan, tmp_path / "out", RunOptions(models=["fake:No."], use_cache=False, progress=False, yes=True))
+    assert result.stats.calls == 48
+
+
+def test_the_sampled_cost_estimate_of_a_large_plan_is_close_to_the_exact_count(tmp_path: Path) -> None:
+    from langbite import costs
+    from langbite.execute.budget import tokens
+    from langbite.runner import prepare
+
+    plan = prepare(_huge_project(tmp_path, communities=20, templates=3))  # 3 x 6,840 = 20,520 calls
+    exact = sum(tokens(job.prompt) for job in plan.suites[0].jobs(plan.models[0].spec))
+    old = costs.EXACT_UP_TO
+    costs.EXACT_UP_TO = 1_000  # force the sampled estimate
+    try:
+        [estimate] = costs.estimate(plan)
+    finally:
+        costs.EXACT_UP_TO = old
+    assert abs(estimate.input_tokens - exact) <= 0.05 * exact, (estimate.input_tokens, exact)

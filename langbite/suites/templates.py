@@ -19,6 +19,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import islice
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -110,9 +111,17 @@ class TemplateSuite:
     def jobs(self, model: str) -> Iterator[Job]:
         reps = self.config.n_repetitions
         for item in self.plan.items:
-            for inst in item.instances:
+            for inst in item.each():
                 for rep in range(reps):
                     yield Job(model, inst.key, inst.prompt, rep)
+
+    def sampled_prompts(self, model: str, k: int) -> Iterator[tuple[str, float]]:
+        """About ``k`` prompts, each with the number of calls it stands for (a cost estimate of a huge plan)."""
+        per_item = max(1, k // max(1, len(self.plan.items)))
+        for item in self.plan.items:
+            prompts = [inst.prompt for inst in islice(item.each(), per_item)]
+            for prompt in prompts:
+                yield prompt, item.n_instances * self.config.n_repetitions / len(prompts)
 
     def describe(self) -> list[str]:
         lines = [f"library: {self.library}"] if self.library else []
