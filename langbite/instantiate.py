@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import permutations, product
+from itertools import permutations
 from math import perm
 
 from langbite.library.communities import NAME_FORM, community_of, render
@@ -106,12 +106,22 @@ def count_assignments(template: Template, requirement: Requirement) -> int:
 def assignments(template: Template, requirement: Requirement) -> Iterator[tuple[dict[str, str], tuple[str, ...], int]]:
     """(markup → community, the communities in markup order, name variant) for every instance, in order."""
     kinds, variants = _slots(template, requirement)
-    per_root = [[(names, combo) for combo in permutations(usable, len(names))] for names, usable in kinds]
-    for parts in product(*per_root):
+    for parts in _combinations(kinds):
         assignment = {m: c for names, combo in parts for m, c in zip(names, combo, strict=True)}
         flat = tuple(c for _, combo in parts for c in combo)
         for variant in range(variants):
             yield assignment, flat, variant
+
+
+def _combinations(kinds: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> Iterator[tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]]:
+    """``itertools.product`` of each kind's permutations, in its order, built lazily (a sample stops early)."""
+    if not kinds:
+        yield ()
+        return
+    (names, usable), rest = kinds[0], kinds[1:]
+    for combo in permutations(usable, len(names)):
+        for tail in _combinations(rest):
+            yield ((names, combo), *tail)
 
 
 def frame(template: Template, text: str, prefix: str) -> str:
