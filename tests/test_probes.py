@@ -333,7 +333,7 @@ def test_declarative_spec_errors_have_positions(tmp_path: Path) -> None:
     with pytest.raises(InputErrors) as info:
         load_spec(spec)
     messages = [str(e) for e in info.value.errors]
-    assert f"{spec}:7:3: $: unknown key 'colour' (known: data, description, evaluator, marks, metadata, metrics, " \
+    assert f"{spec}:7:3: $: unknown key 'colour' (known: cross, data, description, evaluator, marks, metadata, metrics, " \
            "name, num_reorderings, num_repetitions, options, template)" in messages
     assert any(m.startswith(f"{spec}:2:11: $.name: 'Bad Name' does not match") for m in messages)
 

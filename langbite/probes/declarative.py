@@ -54,17 +54,24 @@ class DeclarativeProbe(Probe):
 
     def _create_probe_items(self) -> list[ProbeItem]:
         spec = self.spec
-        slots = {f"option_{i}" for i in range(len(spec.options))}
+        slots = {f"option_{i}" for i in range(len(spec.options))} | {spec.cross_name}
         _, rows = read_csv(spec.data, [n for n in spec.template.names if n not in slots], "probe data file")
         orders = list(itertools.permutations(spec.options)) if spec.options else [()]
         k = min(spec.num_reorderings, len(orders)) if spec.options else 1
+        groups = list(spec.cross_values.items()) or [("", ("",))]
         items = []
         for _, row in rows:
             prompts = []
-            for order in self.rng.sample(orders, k):
-                fields = {**row, **{f"option_{i}": spec.options[o] for i, o in enumerate(order)}}
-                metadata = {"options": list(order), "option_texts": spec.options} if spec.options else {}
-                prompts.append(Prompt(spec.template.fill(fields), metadata))
+            for group, forms in groups:  # a crossed row: one prompt per group, paired in one item
+                form = forms[0] if len(forms) == 1 else self.rng.choice(forms)
+                for order in self.rng.sample(orders, k):
+                    fields = {**row, **{f"option_{i}": spec.options[o] for i, o in enumerate(order)}}
+                    metadata: dict[str, Any] = {"options": list(order), "option_texts": spec.options} \
+                        if spec.options else {}
+                    if spec.cross_name:
+                        fields[spec.cross_name] = form
+                        metadata.update({spec.cross_name: group, "wording": form})
+                    prompts.append(Prompt(spec.template.fill(fields), metadata))
             columns = spec.metadata if spec.metadata is not None else list(row)
             items.append(ProbeItem(prompts, self.num_repetitions, {c: row.get(c, "") for c in columns}))
         return items

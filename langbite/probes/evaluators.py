@@ -206,6 +206,7 @@ class KeywordEvaluator(ClosedSetEvaluator):
         return hits[0] if len(hits) == 1 else self.undetected
 
 
+@evaluators.register("yes_no")
 class YesNoEvaluator(ClosedSetEvaluator):
     """"yes" or "no" when exactly one of the two words occurs in the answer; both or neither is undetected.
 
@@ -222,3 +223,26 @@ class YesNoEvaluator(ClosedSetEvaluator):
         if has_yes == has_no:
             return self.undetected
         return "yes" if has_yes else "no"
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\d)")
+
+
+@evaluators.register("number")
+class NumberEvaluator(Evaluator):
+    """The first number of the answer that lies in ``[low, high]`` (a score on a scale); else undetected.
+
+    "I'd rate this candidate 7/10" reads 7.0 with ``low=0, high=10``; an answer without a number in the
+    range, or with the scale's bound only ("out of 10" alone), is undetected, never read as a score.
+    """
+
+    def __init__(self, probe: Owner | None = None, low: float = 0.0, high: float = 10.0) -> None:
+        super().__init__(probe, undetected=UNDETECTED)
+        self.low, self.high = low, high
+
+    def calculate_evaluation(self, attempt: Attempt) -> Any:
+        for found in _NUMBER.finditer(attempt.answer or ""):
+            value = float(found.group(0))
+            if self.low <= value <= self.high:
+                return value
+        return self.undetected

