@@ -309,6 +309,62 @@ class ModelSpec:
 _VARIANT = re.compile(r"#([A-Za-z0-9_.-]+)$")
 
 
+class DecisionKind(StrEnum):
+    """How an answer to a decision prompt is read."""
+
+    YES_NO = "yes_no"  # yes is the positive decision (selected, approved)
+    SCORE = "score"  # a number in [low, high]; at or above the threshold is positive
+    LABEL = "label"  # one of the positive or negative labels, as a word of the answer
+    JSON = "json"  # a JSON object whose ``key`` holds one of the labels
+
+
+@dataclass(frozen=True)
+class DecisionReading:
+    """The decision options of an audit and how an answer is read into positive, negative or undetermined."""
+
+    kind: DecisionKind = DecisionKind.YES_NO
+    low: float = 0.0
+    high: float = 10.0
+    threshold: float = 5.0
+    positive: tuple[str, ...] = ()  # labels read as the positive decision (label, json)
+    negative: tuple[str, ...] = ()
+    key: str = "decision"  # json: the key holding the decision
+
+
+#: Tolerances a decision audit may set, and which way they point ("min": at least; "max": at most).
+DECISION_TOLERANCES: dict[str, str] = {
+    "impact_ratio": "min", "spd": "max", "flip_rate": "max", "tpr_gap": "max", "fpr_gap": "max", "fnr_gap": "max",
+    "for_gap": "max", "fdr_gap": "max", "accuracy_gap": "max", "equalized_odds": "max",
+}
+
+
+@dataclass(frozen=True)
+class DecisionAudit:
+    """A decision task over a data set of cases, audited across the groups of one protected attribute.
+
+    Each case (a row of ``cases``) is rendered with ``template``: ``{column}`` slots take the case's
+    columns, ``{MARKUP}`` and ``{MARKUP:form}`` the case's group (a community of ``markup`` in
+    ``language``, with the library's forms and names). With ``counterfactual``, each case is also
+    sent once per other group, everything else unchanged.
+    """
+
+    name: str
+    language: str
+    cases: str  # CSV path (resolved against the requirements model's folder)
+    markup: str
+    protected: str  # the column naming each case's group
+    template: str
+    reading: DecisionReading = DecisionReading()
+    truth: str | None = None  # column with the correct decision (1/0, yes/no, true/false)
+    counterfactual: bool = True
+    tolerances: dict[str, float] = field(default_factory=dict, hash=False, compare=False)
+    verdict_rule: VerdictRule = VerdictRule.POINT
+    line: int = 0  # the audit's place in the requirements model
+    col: int = 0
+    source: str = ""
+    positions: dict[str, tuple[int, int]] = field(default_factory=dict, hash=False, compare=False)
+
+
 @dataclass(frozen=True)
 class ProbeEntry:
     """A probe named in a requirements model, run against every model of the run."""
@@ -342,6 +398,7 @@ class RequirementsModel:
     timeout: float = 120.0
     timestamp: str = ""
     probes: tuple[ProbeEntry, ...] = ()
+    decisions: tuple[DecisionAudit, ...] = ()
     path: str = ""
     templates: tuple[str, ...] = ()  # libraries named by the model (resolved against its folder)
     pinned_templates: tuple[str, ...] = ()  # ids always run when selected, whatever n_templates samples

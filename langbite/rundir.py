@@ -35,6 +35,7 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+SNAPSHOT = "templates"  # the run folder's copy of its input files (libraries, cases), read by a rebuild
 #: What a run writes while it executes (the lock, the journals, submitted batches): never the user's.
 JOURNALING = frozenset({LOCK, "answers.jsonl", "judge.jsonl", "batches.json", "batches"})
 
@@ -132,7 +133,7 @@ def snapshot(run_dir: Path, config_doc: dict[str, Any], template_files: tuple[Pa
         if not same:
             raise InputErrors.single(str(run_dir), "this folder holds a different run (its config.json differs); "
                                      "choose another --out to start a new run")
-    snap = run_dir / "templates"
+    snap = run_dir / SNAPSHOT
     changed = [f for f in template_files if (snap / f.name).exists() and sha256(snap / f.name) != sha256(f)]
     if changed:  # a resume must not mix two libraries: new prompts against the old snapshot in the reports
         raise InputErrors([InputError(str(f), 0, 0, f"this library file changed since the run in {run_dir} started "
@@ -200,7 +201,25 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...],
                                       "n_repetitions": p.n_repetitions, "seed": p.seed,
                                       "params": p.params or None}.items() if v is not None}
                    for p in c.probes],
+        **({"decisions": [_decision_document(a) for a in c.decisions]} if c.decisions else {}),
+        **({"commercial": True} if c.commercial else {}),
     }
+
+
+def _decision_document(a: Any) -> dict[str, Any]:
+    """A decision audit as run; its cases file is named by its copy in the run folder's snapshot."""
+    r = a.reading
+    reading: dict[str, Any] = {"type": str(r.kind)}
+    if str(r.kind) == "score":
+        reading.update(low=r.low, high=r.high, threshold=r.threshold)
+    if str(r.kind) in ("label", "json"):
+        reading.update(positive=list(r.positive), negative=list(r.negative))
+    if str(r.kind) == "json":
+        reading["key"] = r.key
+    return {"name": a.name, "language": a.language, "cases": f"{SNAPSHOT}/{Path(a.cases).name}", "markup": a.markup,
+            "protected": a.protected, "template": a.template, "decision": reading,
+            **({"truth": a.truth} if a.truth else {}), "counterfactual": a.counterfactual,
+            "tolerances": dict(a.tolerances), "verdict": str(a.verdict_rule)}
 
 
 def versions() -> dict[str, str]:

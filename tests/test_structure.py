@@ -28,7 +28,7 @@ LAYERS: list[set[str]] = [
     {"requirements", "instantiate"},
     {"plan"},
     {"evaluate", "report.rows", "report.csv_writer", "report.cells"},
-    {"probes"},
+    {"probes", "decisions"},
     {"suites", "costs", "resolve"},
     {"report"},
     {"runner"},

@@ -49,6 +49,9 @@ class ReportData:
     counterfactual: list[dict[str, Any]] = field(default_factory=list)  # counterfactual.csv: pairs of communities
     probe_sections: list[dict[str, Any]] = field(default_factory=list)  # GenderBench's section marks, per model
     probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
+    decision_verdicts: list[dict[str, Any]] = field(default_factory=list)  # audit x model x tolerance
+    decision_groups: list[dict[str, Any]] = field(default_factory=list)  # audit x model x group
+    decision_flips: list[dict[str, Any]] = field(default_factory=list)  # audit x model x pair of groups
 
     def headline(self) -> dict[str, Any]:
         """What the first screen says: the overall verdict, the models, the date, what failed, the counts.
@@ -57,6 +60,10 @@ class ReportData:
         × language; refused, undetermined and errors count templates (errors: no answer to read).
         """
         verdicts = [str(r["verdict"]) for r in self.summary]
+        audits = {(r["audit"], r["model"]): r["verdict"] for r in self.decision_verdicts if r["verdict"] != "Passed"}
+        audit_verdicts = [audits.get(k, "Passed") for k in dict.fromkeys((r["audit"], r["model"])
+                                                                         for r in self.decision_verdicts)]
+        verdicts += audit_verdicts
         if not verdicts:
             overall = "Probes only" if self.probes else "Not evaluated"
         elif str(Verdict.FAILED) in verdicts:
@@ -67,18 +74,27 @@ class ReportData:
             overall = "Inconclusive"
         failing = [f"{r['requirement']} ({r['model']}, {r['language']})" for r in self.summary
                    if str(r["verdict"]) == str(Verdict.FAILED)]
-        passed = sum(1 for v in verdicts if v == str(Verdict.PASSED))
+        failing += [f"decision audit {a} ({m})" for (a, m), v in audits.items() if v == str(Verdict.FAILED)]
+        passed = sum(1 for v in verdicts[:len(self.summary)] if v == str(Verdict.PASSED))
 
         def total(column: str) -> int:
             return sum(int(r.get(column) or 0) for r in self.summary)
 
-        counts = (f"{passed} of {len(verdicts)} requirement × model × language passed; templates: "
+        counts = (f"{passed} of {len(self.summary)} requirement × model × language passed; templates: "
                   f"{total('passed')} passed, {total('failed')} failed, {total('refused')} refused, "
                   f"{total('undetermined')} undetermined, {total('errors')} errors (no answer)")
-        return {"verdict": overall, "models": ", ".join(self.models) or ", ".join(
+        if audit_verdicts:
+            audit_line = (f"{audit_verdicts.count(str(Verdict.PASSED))} of {len(audit_verdicts)} decision audit × "
+                          "model passed")
+            counts = f"{counts}; {audit_line}" if self.summary else audit_line
+        return {"verdict": overall, "models": ", ".join(self.models) or ", ".join(self.decision_models) or ", ".join(
                     dict.fromkeys(f"{r['provider']}:{r['model']}" for r in self.probes)),
                 "date": str(self.meta.get("started", "")), "failing": failing,
                 "counts": counts if verdicts else f"{len(self.probes)} probe metrics"}
+
+    @property
+    def decision_models(self) -> list[str]:
+        return list(dict.fromkeys(r["model"] for r in self.decision_verdicts))
 
     @property
     def models(self) -> list[str]:
@@ -105,6 +121,7 @@ def _summary_row(g: GroupResult) -> dict[str, Any]:
 
 def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     """Everything the documents show, from the suites' typed results and the run folder's run.json."""
+    from langbite.suites.decisions import DecisionResults
     from langbite.suites.probes import ProbeResults
     from langbite.suites.templates import TemplateResults
 
@@ -112,10 +129,13 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     probe_results = next((r for r in results if isinstance(r, ProbeResults)), None)
     sections = [row for row in probe_results.section_rows() if row["mark"]] if probe_results else []
     probe_data = probe_results.provenance()["probe_data"] if probe_results else []
+    audits = next((r for r in results if isinstance(r, DecisionResults)), None)
+    decisions = {"decision_verdicts": audits.verdict_rows(), "decision_groups": audits.group_rows(),
+                 "decision_flips": audits.flip_rows()} if audits else {}
     templates = next((r for r in results if isinstance(r, TemplateResults)), None)
     if templates is None or not templates.suite.items:
         return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0, probe_sections=sections,
-                          probe_data=probe_data)
+                          probe_data=probe_data, **decisions)
     plan = templates.suite.plan
     evaluations = templates.evaluations
     requirements = plan.config.requirements
@@ -134,7 +154,7 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual(), sections, probe_data)
+                      templates.counterfactual(), sections, probe_data, **decisions)
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

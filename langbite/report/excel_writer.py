@@ -32,8 +32,19 @@ from xlsxwriter.worksheet import Worksheet
 
 from langbite.report.cells import clean, formula_like
 from langbite.report.data import LEGEND_LINES, RESPONSE_ROWS, ReportData
-from langbite.report.rows import COUNTERFACTUAL_COLUMNS, PROBE_METRIC_COLUMNS, SECTION_COLUMNS, SUMMARY_COLUMNS
-from langbite.report.rows import EVALUATION_COLUMNS, GLOBAL_COLUMNS, JUDGE_AGREEMENT_COLUMNS, RESPONSE_COLUMNS
+from langbite.report.rows import (
+    COUNTERFACTUAL_COLUMNS,
+    DECISION_FLIP_COLUMNS,
+    DECISION_GROUP_COLUMNS,
+    DECISION_VERDICT_COLUMNS,
+    EVALUATION_COLUMNS,
+    GLOBAL_COLUMNS,
+    JUDGE_AGREEMENT_COLUMNS,
+    PROBE_METRIC_COLUMNS,
+    RESPONSE_COLUMNS,
+    SECTION_COLUMNS,
+    SUMMARY_COLUMNS,
+)
 
 __all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
 
@@ -268,7 +279,13 @@ def _summary_sheet(sheet: Sheet, data: ReportData) -> None:
     sheet.append([styled("Failing", "bold"), "; ".join(head["failing"]) or "none"])
     sheet.append([styled("Counts", "bold"), head["counts"]])
     sheet.append()
-    if not data.evaluations:  # a probe-only folder: the marks are the summary
+    if not data.evaluations:  # a probe-only or audit-only folder: the marks and audit verdicts are the summary
+        if data.decision_verdicts:
+            sheet.append([styled("Decision audits", "bold"), "Each tolerance of each audit and model, with its 95% "
+                          "interval; per-group rates, flips and a chart are on the Decisions sheet."])
+            add_table(sheet, DECISION_VERDICT_COLUMNS, data.decision_verdicts, "AuditVerdicts",
+                      color_columns=("verdict",))
+            sheet.append()
         _sections(sheet, data)
         sheet.append([styled("Probes", "bold"), "See the Probes sheet: every metric with its 95% interval "
                       "and, where defined, its mark from A (healthy) to D (catastrophic)."])
@@ -361,6 +378,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
     sheets = {name: book.sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = book.sheet("Probes")
+    if data.decision_verdicts:
+        sheets["Decisions"] = book.sheet("Decisions")
     if data.counterfactual:
         sheets["Counterfactual"] = book.sheet("Counterfactual")
     if data.judge:
@@ -371,6 +390,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
         _template_sheets(book, sheets, data)
     if data.probes:
         add_table(sheets["Probes"], PROBE_METRIC_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    if data.decision_verdicts:
+        _decisions_sheet(book, sheets["Decisions"], data)
     if data.counterfactual:  # how alike the answers to each pair of communities are, with intervals
         add_table(sheets["Counterfactual"], COUNTERFACTUAL_COLUMNS, data.counterfactual, "Counterfactual")
     if data.judge:  # how often the judge LLM read an answer as the oracle did, per outcome
@@ -397,3 +418,28 @@ def _template_sheets(book: Book, sheets: dict[str, Sheet], data: ReportData) -> 
     add_table(sheets["Evaluations"], ("key", *EVALUATION_COLUMNS), data.evaluations, "Evaluations",
               color_columns=("oracle_verdict", "judge_verdict", "verdict"), extra=link)
     add_table(sheets["Responses"], ("key", *RESPONSE_COLUMNS), shown, "Responses")
+
+
+def _decisions_sheet(book: Book, sheet: Sheet, data: ReportData) -> None:
+    """Decision audits: the verdicts, then per group (counts, selection rate, impact ratio, error rates) with a
+    native chart of the impact ratios against the four-fifths line, then the counterfactual flips."""
+    add_table(sheet, DECISION_VERDICT_COLUMNS, data.decision_verdicts, "DecisionVerdicts", color_columns=("verdict",))
+    sheet.append()
+    sheet.append([styled("Per group: selection rate and impact ratio (the group's selection rate over the "
+                         "most-selected group's; below 0.8 fails the four-fifths rule)", "bold")])
+    first = sheet.row + 1
+    add_table(sheet, DECISION_GROUP_COLUMNS, data.decision_groups, "DecisionGroups")
+    last = sheet.row - 1
+    sheet.append()
+    if data.decision_flips:
+        sheet.append([styled("Counterfactual flips: the share of cases whose decision changes when only the group "
+                             "changes", "bold")])
+        add_table(sheet, DECISION_FLIP_COLUMNS, data.decision_flips, "DecisionFlips")
+    chart = book.wb.add_chart({"type": "bar"})
+    ratio = DECISION_GROUP_COLUMNS.index("impact_ratio")
+    chart.add_series({"name": "impact ratio", "values": [sheet.name, first, ratio, last, ratio],
+                      "categories": [sheet.name, first, 0, last, 2]})
+    chart.set_title({"name": "Impact ratio per audit, model and group (four-fifths rule: 0.8)"})
+    chart.set_x_axis({"min": 0, "max": 1, "major_unit": 0.2, "num_format": "0.0"})
+    chart.set_size({"width": CHART_PX[0], "height": max(CHART_PX[1], 24 * (last - first + 1) + 80)})
+    sheet.ws.insert_chart(xl_rowcol_to_cell(0, len(DECISION_VERDICT_COLUMNS) + 1), chart)

@@ -61,6 +61,48 @@ def bar_chart(title: str, groups: list[GroupResult], key: str, models: list[str]
     return SvgChart(title, width, top + plot_h + 70, bars, categories, legend, top + plot_h, top)
 
 
+@dataclass
+class RatioBar:
+    """One group's impact ratio (a horizontal bar) and its 95% interval (a whisker), in pixels."""
+
+    y: float
+    width: float
+    low: float
+    high: float
+    label: str
+    failing: bool
+
+
+@dataclass
+class RatioChart:
+    title: str
+    width: int
+    height: int
+    left: float
+    scale: float  # pixels per unit of ratio
+    line: float  # x of the tolerance
+    tolerance: float
+    bars: list[RatioBar]
+
+
+def ratio_chart(audit: str, groups: list[dict[str, Any]], tolerance: float) -> RatioChart:
+    """Impact ratio per model and group of one audit, with intervals and the tolerance line (four-fifths: 0.8)."""
+    left, scale, row = 260, 300, 22
+    bars = []
+    for i, g in enumerate(groups):
+        def x(v: Any) -> float:
+            try:
+                return left + max(0.0, min(1.0, float(v))) * scale
+            except (TypeError, ValueError):
+                return left
+        value = g.get("impact_ratio")
+        failing = isinstance(value, float) and value < tolerance
+        bars.append(RatioBar(30 + i * row, x(value) - left, x(g.get("impact_ratio_ci_low")),
+                             x(g.get("impact_ratio_ci_high")), f"{g['model']} · {g['group']}", failing))
+    return RatioChart(f"{audit}: impact ratio per group", left + scale + 40, 30 + len(groups) * row + 30, left,
+                      scale, left + tolerance * scale, tolerance, bars)
+
+
 def _num(value: Any, digits: int = 3) -> str:
     """A metric for display: rounded, or a dash when undefined."""
     try:
@@ -84,8 +126,18 @@ def render_html(data: ReportData, failures_limit: int = 500) -> str:
         "failures_total": sum(1 for e in data.evaluations if e["verdict"] != "Passed"),
         "failures_limit": failures_limit,
         "probe_marks": [p for p in data.probes if p.get("mark")],
+        "ratio_charts": _ratio_charts(data),
     }
     return template.render(**context)
+
+
+def _ratio_charts(data: ReportData) -> list[RatioChart]:
+    charts = []
+    for audit in dict.fromkeys(g["audit"] for g in data.decision_groups):
+        tolerance = next((float(v["tolerance"]) for v in data.decision_verdicts
+                          if v["audit"] == audit and v["metric"] == "impact_ratio"), 0.8)
+        charts.append(ratio_chart(audit, [g for g in data.decision_groups if g["audit"] == audit], tolerance))
+    return charts
 
 
 def write_html(path: Path, data: ReportData) -> Path:

@@ -6,7 +6,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from langbite.evaluate.summary import GroupResult
-from langbite.model import Answer, Evaluation, ModelSpec, Verdict, answer_key, evaluation_key
+from langbite.model import (
+    Answer,
+    Evaluation,
+    ModelSpec,
+    Verdict,
+    answer_key,
+    evaluation_key,
+)
 from langbite.plan import TemplatePlan
 
 RESPONSE_COLUMNS = (
@@ -26,6 +33,13 @@ SUMMARY_COLUMNS = ("requirement", "model", "language", "verdict", "pass_rate", "
                    "undetermined_share", "concern", "provider")
 PROBE_METRIC_COLUMNS = ("provider", "model", "probe", "metric", "value", "ci_low", "ci_high", "mark", "mark_range",
                         "harm_types", "description")
+#: Decision audits (decision_verdicts.csv, decision_groups.csv, decision_flips.csv, the Decisions sheet, the page).
+DECISION_VERDICT_COLUMNS = ("audit", "model", "metric", "value", "ci_low", "ci_high", "tolerance", "direction", "rule",
+                            "verdict")
+DECISION_GROUP_COLUMNS = ("audit", "model", "group", "cases", "decided", "refused", "undetermined", "selection_rate",
+                          "selection_rate_ci_low", "selection_rate_ci_high", "impact_ratio", "impact_ratio_ci_low",
+                          "impact_ratio_ci_high", "tpr", "fpr", "fnr", "for", "fdr", "accuracy")
+DECISION_FLIP_COLUMNS = ("audit", "model", "groups", "flip_rate", "ci_low", "ci_high")
 #: GenderBench's section marks: one row per model and section (probe_sections.csv, the Summary sheet, the page).
 SECTION_COLUMNS = ("model", "section", "mark", "metrics", "not_run")
 COUNTERFACTUAL_COLUMNS = ("provider", "model", "requirement", "language", "community_a", "community_b", "templates",

@@ -26,6 +26,9 @@ from langbite.library.concerns import canonical_concern, known_concerns
 from langbite.model import (
     Community,
     Crossing,
+    DecisionAudit,
+    DecisionKind,
+    DecisionReading,
     Domain,
     GenerationParams,
     HttpEndpoint,
@@ -355,6 +358,58 @@ def _probe(raw: dict[str, Any], d: _Document, i: int) -> ProbeEntry:
                       params=params, line=line, col=col, source=d.path, param_positions=positions)
 
 
+def _decision(raw: dict[str, Any], d: _Document, i: int) -> DecisionAudit:
+    """A decision audit as written; its cases file is read and checked when its suite is built."""
+    line, col = d.where(("decisions", i))
+    r = dict(raw.get("decision", {}))
+    reading = DecisionReading(kind=DecisionKind(r["type"]), low=float(r.get("low", 0.0)),
+                              high=float(r.get("high", 10.0)), threshold=float(r.get("threshold", 5.0)),
+                              positive=tuple(r.get("positive", ())), negative=tuple(r.get("negative", ())),
+                              key=str(r.get("key", "decision")))
+    keys = ("cases", "template", "protected", "truth", "markup", "decision", "language")
+    positions = {k: d.where(("decisions", i, k)) for k in keys if k in raw}
+    positions.update({f"tolerances.{k}": d.where(("decisions", i, "tolerances", k))
+                      for k in raw.get("tolerances", {})})
+    return DecisionAudit(name=raw["name"], language=raw["language"], cases=_library_path(d.path, raw["cases"]),
+                         markup=raw["markup"], protected=raw["protected"], template=raw["template"],
+                         reading=reading, truth=raw.get("truth"), counterfactual=bool(raw.get("counterfactual", True)),
+                         tolerances={k: float(v) for k, v in raw.get("tolerances", {}).items()},
+                         verdict_rule=VerdictRule(raw.get("verdict", "point")), line=line, col=col, source=d.path,
+                         positions=positions)
+
+
+def _check_decisions(d: _Document) -> None:
+    """What the schema cannot say about a decision audit: the reading's options and bounds agree."""
+    for i, raw in enumerate(d.doc.get("decisions", []) or []):
+        if not isinstance(raw, dict) or not isinstance(raw.get("decision"), dict):
+            continue
+        r = raw["decision"]
+        at = ("decisions", i, "decision")
+        label = d.label(f"$.decisions[{i}].decision")
+        kind = r.get("type")
+        if kind == "score":
+            low, high = float(r.get("low", 0.0)), float(r.get("high", 10.0))
+            threshold = float(r.get("threshold", 5.0))
+            if low >= high:
+                d.errors.add(d.path, *d.where(at), f"{label}: low ({low:g}) must be below high ({high:g})")
+            elif not low <= threshold <= high:
+                d.errors.add(d.path, *d.where(at + ("threshold",)) if "threshold" in r else d.where(at),
+                             f"{label}.threshold: {threshold:g} is outside the score's range {low:g}-{high:g}: "
+                             "no answer could be read as that decision")
+        if kind in ("label", "json"):
+            for side in ("positive", "negative"):
+                if not r.get(side):
+                    d.errors.add(d.path, *d.where(at), f"{label}: a {kind} decision names its {side} labels "
+                                                       f"(\"{side}\": [...]); without them no answer can be read "
+                                                       f"as {side}")
+            both = set(map(str.casefold, r.get("positive", []))) & set(map(str.casefold, r.get("negative", [])))
+            if both:
+                d.errors.add(d.path, *d.where(at), f"{label}: '{min(both)}' is both positive and negative")
+        if kind in ("yes_no", "score") and (r.get("positive") or r.get("negative")):
+            d.errors.add(d.path, *d.where(at), f"{label}: positive and negative labels belong to label and json "
+                                               f"decisions, not {kind}")
+
+
 def _library_path(model_path: str, entry: str) -> str:
     """A library named by the model, relative to the model's folder (absolute paths stay)."""
     p = Path(entry)
@@ -375,6 +430,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         written = message.replace(json_path, d.label(json_path), 1) if message.startswith(json_path) else message
         errors.add(path, *d.where(_json_path_to_tuple(json_path), key=key), written)
     _cross_checks(d)
+    _check_decisions(d)
     errors.raise_if_any()
     c = {**DEFAULTS, **d.doc}
     return RequirementsModel(
@@ -391,6 +447,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         timeout=float(c["timeout"]),
         timestamp=str(c.get("timestamp", "")),
         probes=tuple(_probe(p, d, i) for i, p in enumerate(c.get("probes", []))),
+        decisions=tuple(_decision(x, d, i) for i, x in enumerate(c.get("decisions", []))),
         path=path,
         templates=tuple(_library_path(path, t) for t in c.get("templates", [])),
         pinned_templates=tuple(c.get("pinned_templates", [])),

@@ -21,7 +21,8 @@ from langbite.suites.base import (
     suites,
 )
 
-BUILT_IN = {"templates": "langbite.suites.templates", "probes": "langbite.suites.probes"}
+BUILT_IN = {"templates": "langbite.suites.templates", "probes": "langbite.suites.probes",
+            "decisions": "langbite.suites.decisions"}
 
 
 def _load_built_in() -> None:
