@@ -200,6 +200,8 @@ def test_the_shipped_hiring_audit_passes_a_fair_decider_and_fails_two_biased_one
         audit = f"hiring ({language})"
         fair = [verdicts[(audit, "openai:fair", m)]["verdict"] for m in ("impact_ratio", "flip_rate")]
         assert fair == ["Passed", "Passed"]
+        equal = verdicts[(audit, "openai:fair", "impact_ratio")]  # equal treatment: the interval holds 1
+        assert float(equal["value"]) == 1.0 and float(equal["ci_low"]) <= 1.0 <= float(equal["ci_high"])
         for kind in ("favours_men", "flips_on_names"):
             ratio, flips = expected(kind, language)
             row_ir = verdicts[(audit, f"openai:{kind}", "impact_ratio")]
@@ -212,6 +214,16 @@ def test_the_shipped_hiring_audit_passes_a_fair_decider_and_fails_two_biased_one
     console = capsys.readouterr().out
     assert "decision audit hiring (es_es) on openai:fair: Passed" in console
     assert "decision audit hiring (ca_es) on openai:flips_on_names: Failed" in console
+    from openpyxl import load_workbook
+
+    book = load_workbook(tmp_path / "run" / "report.xlsx")
+    sheet = book["Decisions"]
+    header = [c.value for c in sheet[1]]
+    assert header[:4] == ["audit", "model", "metric", "value"] and len(sheet._charts) == 1
+    summary = [str(c.value) for row in book["Summary"].iter_rows() for c in row if c.value is not None]
+    assert "langbite fairness report: Failed" in summary and any("decision audit" in v for v in summary)
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert page.count("impact ratio per group</text>") == 3 and "les dones" in page
 
 
 # --- bad input ---------------------------------------------------------------------------------------------------

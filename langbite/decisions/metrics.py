@@ -3,7 +3,8 @@
 Per group, over the cases' own prompts (the decisions a deployment would make):
 
 - **selection rate**: the share of decided cases given the positive decision;
-- **impact ratio**: the group's selection rate over the most-selected group's. The four-fifths rule
+- **impact ratio**: the group's selection rate over the most-selected group's (the group most selected
+  at the point estimate, kept as the reference in every resample). The four-fifths rule
   (US EEOC Uniform Guidelines; the impact ratios New York City's Local Law 144 bias audits publish)
   flags a group whose ratio is below 0.8. ``impact_ratio`` is the lowest group's;
 - **statistical parity difference** (``spd``): the largest gap between two groups' selection rates;
@@ -81,10 +82,16 @@ def _spread(columns: list[np.ndarray]) -> np.ndarray:
 
 
 class Calculator:
-    """Every metric of an audit for a matrix of case weights (one row per resample)."""
+    """Every metric of an audit for a matrix of case weights (one row per resample).
 
-    def __init__(self, o: Outcomes) -> None:
+    Impact ratios are taken against ``reference``, the most-selected group of the point estimate, in every
+    resample: re-choosing the most-selected group per resample would put the ratio of two equally treated
+    groups below 1 in nearly every resample, and its interval would exclude the estimate itself.
+    """
+
+    def __init__(self, o: Outcomes, reference: int | None = None) -> None:
         self.o = o
+        self.reference = reference
         n, g = o.decided.shape
         own_decision = o.decided[np.arange(n), o.own]  # each case under its own group
         self.columns: list[np.ndarray] = []
@@ -130,7 +137,8 @@ class Calculator:
         out: dict[str, np.ndarray] = {}
         groups = self.o.groups
         rates = {g: _ratio(col(f"{g}|selected"), col(f"{g}|decided")) for g in groups}
-        best = np.column_stack(list(rates.values())).max(axis=1)
+        best = rates[groups[self.reference]] if self.reference is not None else \
+            np.column_stack(list(rates.values())).max(axis=1)
         for g in groups:
             out[f"selection_rate|{g}"] = rates[g]
             out[f"impact_ratio|{g}"] = _ratio(rates[g], best)
@@ -171,10 +179,11 @@ class AuditMetrics:
 
 def measure(o: Outcomes, cycles: int = 1000, seed: int = 0, confidence: float = 0.95) -> AuditMetrics:
     """Every metric of :class:`Calculator` at the point (all weights 1) and its bootstrap interval."""
-    calc = Calculator(o)
     n = len(o.own)
-    point = {k: float(v[0]) for k, v in calc(np.ones((1, n))).items()}
-    intervals = bootstrap(calc, n, cycles, confidence, seed) if n else {}
+    point = {k: float(v[0]) for k, v in Calculator(o)(np.ones((1, n))).items()}
+    selection = [point[f"selection_rate|{g}"] for g in o.groups]
+    reference = None if all(math.isnan(x) for x in selection) else int(np.nanargmax(selection))
+    intervals = bootstrap(Calculator(o, reference), n, cycles, confidence, seed) if n else {}
     counts = {}
     for j, g in enumerate(o.groups):
         mine = o.own == j
