@@ -190,6 +190,11 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", parents=[common], help="rebuild the reports of a run folder, calling no model")
     rep.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    rep.add_argument("--pdf", action="store_true",
+                     help="also write the audit pack: audit.pdf and manifest.json (signed with LANGBITE_SIGNING_KEY "
+                          "when it is set); needs the pdf extra")
+    ver = sub.add_parser("verify", parents=[common], help="check a run folder against its manifest.json")
+    ver.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     _add_ci_options(rep)
 
     pr = sub.add_parser("probe", parents=[common], help="run statistical probes: GenderBench's 14 ('genderbench' for "
@@ -458,7 +463,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     result = rebuild(args.run_dir)
     _ci_outputs(args, result)
     _print_results(result)
+    if args.pdf:
+        from langbite.report.audit import write_manifest, write_pdf
+        from langbite.report.data import gather
+
+        pdf = write_pdf(args.run_dir, gather(args.run_dir, result.results))
+        manifest = write_manifest(args.run_dir)
+        print(f"audit pack: {pdf} and {manifest}" + (" (signed)" if (args.run_dir / "manifest.sig").exists() else ""))
     return result.exit_code
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from langbite.report.audit import verify
+
+    problems, notes = verify(args.run_dir)
+    for line in problems:
+        print(line, file=sys.stderr)
+    for note in notes:
+        print(note)
+    if problems:
+        return ExitCode.TAMPERED
+    print(f"ok: every file of {args.run_dir} matches its manifest")
+    return ExitCode.PASSED
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -519,7 +545,8 @@ def cmd_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "probe": cmd_probe,
+COMMANDS = {"validate": cmd_validate, "plan": cmd_plan, "run": cmd_run, "report": cmd_report, "verify": cmd_verify,
+            "probe": cmd_probe,
             "compare": cmd_compare, "augment": cmd_augment, "init": cmd_init, "llms": cmd_llms, "cache": cmd_cache}
 
 

@@ -107,6 +107,7 @@ class ExitCode(IntEnum):
     NOT_EVALUATED = 4  # could not evaluate: most calls got no answer (outage, wrong URL, expired key)
     BUDGET = 5  # stopped at the budget; the run folder resumes with a higher one
     SYSTEM = 6  # the machine failed the run (a full disk, an unwritable folder); nothing read as bias
+    TAMPERED = 7  # verify: the run folder does not match its manifest (a file changed, went missing or was added)
     INTERNAL = 70  # a bug in langbite (the traceback is shown); never read as bias
     INTERRUPTED = 130  # Ctrl-C; every answer so far is saved and the printed command resumes
     PIPE = 141  # the reader of the output left (``langbite … | head``); everything was written
@@ -125,6 +126,8 @@ _EXIT_MEANINGS = {
     ExitCode.BUDGET: "stopped at the budget (--budget); the run folder resumes",
     ExitCode.SYSTEM: "the system failed the run (disk full, folder not writable, out of memory); nothing is "
                      "read as bias and the run folder resumes",
+    ExitCode.TAMPERED: "verify: the run folder does not match its manifest (a file changed, went missing or was "
+                       "added, or the signature does not match)",
     ExitCode.INTERNAL: "internal error: a bug in langbite (the traceback is shown; please report it)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C); the run folder resumes with the command printed",
     ExitCode.PIPE: "the output's reader closed the pipe (langbite … | head); everything was written",
