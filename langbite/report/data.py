@@ -49,6 +49,7 @@ class ReportData:
     counterfactual: list[dict[str, Any]] = field(default_factory=list)  # counterfactual.csv: pairs of communities
     probe_sections: list[dict[str, Any]] = field(default_factory=list)  # GenderBench's section marks, per model
     probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
+    disfavoured: list[dict[str, Any]] = field(default_factory=list)  # disfavoured.csv: who the failures disfavoured
     decision_verdicts: list[dict[str, Any]] = field(default_factory=list)  # audit x model x tolerance
     decision_groups: list[dict[str, Any]] = field(default_factory=list)  # audit x model x group
     decision_flips: list[dict[str, Any]] = field(default_factory=list)  # audit x model x pair of groups
@@ -154,7 +155,7 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual(), sections, probe_data, **decisions)
+                      templates.counterfactual(), sections, probe_data, templates.disfavoured(), **decisions)
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

@@ -37,6 +37,7 @@ from langbite.report.rows import (
     DECISION_FLIP_COLUMNS,
     DECISION_GROUP_COLUMNS,
     DECISION_VERDICT_COLUMNS,
+    DISFAVOURED_COLUMNS,
     EVALUATION_COLUMNS,
     GLOBAL_COLUMNS,
     JUDGE_AGREEMENT_COLUMNS,
@@ -300,6 +301,9 @@ def _summary_sheet(sheet: Sheet, data: ReportData) -> None:
     sheet.append([f"All {shown} responses are on the Responses sheet." if shown == data.responses_total else
                   f"The Responses sheet holds the {shown} responses of templates that did not pass; "
                   f"all {data.responses_total} are in responses.csv."])
+    if data.disfavoured:
+        sheet.append(["Who the failed templates disfavoured (per requirement, model, language and community, with "
+                      "intervals) is on the Disfavoured sheet."])
     sheet.append(["What was run (models, files, parameters, versions) is on the Run sheet."])
     _sections(sheet, data)
 
@@ -378,6 +382,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
     sheets = {name: book.sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = book.sheet("Probes")
+    if data.disfavoured:
+        sheets["Disfavoured"] = book.sheet("Disfavoured")
     if data.decision_verdicts:
         sheets["Decisions"] = book.sheet("Decisions")
     if data.counterfactual:
@@ -390,6 +396,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
         _template_sheets(book, sheets, data)
     if data.probes:
         add_table(sheets["Probes"], PROBE_METRIC_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    if data.disfavoured:  # who the failed templates disfavoured, most first, with intervals
+        add_table(sheets["Disfavoured"], DISFAVOURED_COLUMNS, data.disfavoured, "Disfavoured")
     if data.decision_verdicts:
         _decisions_sheet(book, sheets["Decisions"], data)
     if data.counterfactual:  # how alike the answers to each pair of communities are, with intervals

@@ -49,6 +49,9 @@ COUNTERFACTUAL_COLUMNS = ("provider", "model", "requirement", "language", "commu
 #: One row per answer of every template that did not pass, its communities' answers next to each other.
 EVIDENCE_COLUMNS = ("provider", "model", "requirement", "language", "template_id", "repetition", "verdict", "reason",
                     "operation", "oracle_prediction", "instance", "communities", "reading", "prompt", "answer")
+#: Who the failed templates disfavoured: per requirement × model × language and community (disfavoured.csv).
+DISFAVOURED_COLUMNS = ("provider", "model", "requirement", "language", "communities", "failed_templates",
+                       "decided_templates", "share", "share_ci_low", "share_ci_high")
 JUDGE_AGREEMENT_COLUMNS = ("concern", "language", "oracle", "judge", "count")
 GLOBAL_COLUMNS = (
     "provider", "model", "requirement", "concern", "language", "input_type", "reflection_type",
@@ -100,6 +103,40 @@ def evidence_rows(plan: TemplatePlan, answers: Mapping[tuple[str, str, int], Ans
                            "communities": " | ".join(inst.communities),
                            "reading": str(e.outcomes[i]) if i < len(e.outcomes) else "",
                            "prompt": inst.prompt, "answer": (a.text or a.error) if a else "not run"}
+
+
+def disfavoured_rows(plan: TemplatePlan, evaluations: Sequence[Evaluation]) -> list[dict[str, Any]]:
+    """Who the failed templates disfavoured: for each requirement × model × language, the communities of the
+    answers the reading found biased (the one given a condition, a hedge, a refusal, the biased stance; a pair
+    "A | B" for a comparison), how many Failed templates had such an answer for them, out of the decided
+    templates, with a 95% Wilson interval of that share. Most disfavoured first."""
+    from langbite.evaluate.stats import wilson
+
+    communities = {(item.requirement.name, item.template.language, item.template.template_id):
+                   [" | ".join(inst.communities) for inst in item.instances] for item in plan.items}
+    decided: dict[tuple[str, str, str], int] = {}
+    against: dict[tuple[str, str, str], dict[str, int]] = {}
+    for e in evaluations:
+        group = (e.model, e.requirement, e.language)
+        if e.verdict in (Verdict.PASSED, Verdict.FAILED):
+            decided[group] = decided.get(group, 0) + 1
+        if e.verdict is not Verdict.FAILED:
+            continue
+        names = communities.get((e.requirement, e.language, e.template_id), [])
+        for who in dict.fromkeys(names[i] for i in e.biased if i < len(names) and names[i]):
+            counts = against.setdefault(group, {})
+            counts[who] = counts.get(who, 0) + 1
+    out = []
+    for (model, requirement, language), counts in against.items():
+        n = decided.get((model, requirement, language), 0)
+        spec = ModelSpec(model)
+        for who, k in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+            lo, hi = wilson(k, n)
+            out.append({"provider": spec.provider, "model": spec.model, "requirement": requirement,
+                        "language": language, "communities": who, "failed_templates": k, "decided_templates": n,
+                        "share": round(k / n, 4) if n else "", "share_ci_low": round(lo, 4) if n else "",
+                        "share_ci_high": round(hi, 4) if n else ""})
+    return out
 
 
 def evaluation_row(e: Evaluation) -> dict[str, Any]:

@@ -208,6 +208,14 @@ class TemplateResults:
     def verdicts(self) -> list[GroupVerdict]:
         return [g.verdict for g in self.groups()]
 
+    @cached_property
+    def disfavoured_rows(self) -> list[dict[str, Any]]:
+        return rows.disfavoured_rows(self.suite.plan, self.evaluations)
+
+    def disfavoured(self) -> list[dict[str, Any]]:
+        """Who the failed templates disfavoured, per requirement × model × language (see rows.disfavoured_rows)."""
+        return self.disfavoured_rows
+
     def counts(self) -> dict[str, Any]:
         groups = self.groups()
         plan = self.suite.plan
@@ -226,6 +234,7 @@ class TemplateResults:
                     ("responses.csv", rows.RESPONSE_COLUMNS, rows.response_rows(plan, self.answers)),
                     ("counterfactual.csv", rows.COUNTERFACTUAL_COLUMNS, self.counterfactual()),
                     ("evidence.csv", rows.EVIDENCE_COLUMNS, rows.evidence_rows(plan, self.answers, self.evaluations)),
+                    ("disfavoured.csv", rows.DISFAVOURED_COLUMNS, self.disfavoured()),
                     ("evaluations.csv", rows.EVALUATION_COLUMNS, map(rows.evaluation_row, self.evaluations)),
                     ("summary.csv", rows.GLOBAL_COLUMNS, map(rows.global_row, self.groups())),
                     ("global_evaluation.csv", rows.GLOBAL_COLUMNS,
@@ -249,6 +258,14 @@ class TemplateResults:
             lines.append(f"{(g.provider + ':' + g.model)[:24]:<24} {g.requirement[:26]:<26} {g.language:<6} "
                          f"{g.passed:>6} {g.failed:>6} {g.refused:>7} {g.undetermined:>6} {g.errors:>6} {rate:>6} "
                          f"{g.tolerance:>6.0%}  {g.verdict.value}")
+        against: dict[tuple[str, str, str], list[str]] = {}
+        for r in self.disfavoured():
+            against.setdefault((f"{r['provider']}:{r['model']}", r["requirement"], r["language"]), []).append(
+                f"{r['communities']} ({r['failed_templates']} of {r['decided_templates']})")
+        for g in groups:
+            who = against.get((f"{g.provider}:{g.model}", g.requirement, g.language))
+            if g.verdict is GroupVerdict.FAILED and who:
+                lines.append(f"  {g.requirement[:26]} ({g.language}) failures disfavoured: {', '.join(who[:5])}")
         passed = sum(1 for g in groups if g.verdict is GroupVerdict.PASSED)
         lines.append(f"{passed} of {len(groups)} requirement × model × language passed "
                      "(undet. = undetermined templates; errors = templates whose calls got no answer)")
