@@ -64,3 +64,21 @@ def test_the_disfavoured_community_is_named_and_every_count_recomputes(tmp_path:
     assert len(table) - 1 == len(found)
     page = (run / "report.html").read_text(encoding="utf-8")
     assert "Who the failures disfavoured" in page and "<td>Black</td>" in page
+
+
+def test_the_page_draws_each_pass_rate_with_its_interval_tolerance_and_n(tmp_path: Path) -> None:
+    """A decision-grade chart: the interval as a whisker, the tolerance as a tick, n written, 0% still drawn."""
+    import re
+
+    run = tmp_path / "run"
+    main(["run", str(QUICKSTART), "--llm", "fake:Yes.", "--out", str(run), "-q", "--no-cache"])
+    page = (run / "report.html").read_text(encoding="utf-8")
+    chart = page[page.index('aria-label="Pass rate per requirement, model and language"'):]
+    chart = chart[:chart.index("</svg>")]
+    summary = rows(run / "summary.csv")
+    for r in summary:
+        n = int(r["passed"]) + int(r["failed"])
+        assert f"{float(r['pass_rate']):.0%} of n={n}" in chart, (r, chart)
+    assert chart.count('stroke="#7c3aed"') == len(summary)  # one tolerance tick per row
+    zero = [r for r in summary if float(r["pass_rate"]) == 0]
+    assert zero and re.search(r'<rect x="[\d.]+" y="[\d.]+" width="2.0" height="14"', chart)  # a 0% stub

@@ -7,100 +7,90 @@ the workbook's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from langbite.evaluate.summary import GroupResult
 from langbite.report.data import LEGEND, ReportData
 
-PALETTE = ("#4472C4", "#ED7D31", "#A5A5A5", "#FFC000", "#5B9BD5", "#70AD47", "#264478", "#9E480E")
+VERDICT_COLOURS = {"Passed": "#16a34a", "Failed": "#dc2626", "Inconclusive": "#d97706", "Not evaluated": "#9ca3af"}
 
 
 @dataclass
-class Bar:
-    x: float
-    y: float
-    width: float
-    height: float
-    color: str
-    label: str
-
-
-@dataclass
-class SvgChart:
-    title: str
-    width: int
-    height: int
-    bars: list[Bar]
-    categories: list[tuple[float, str]]
-    legend: list[tuple[str, str]]
-    baseline: float
-    top: float
-
-
-def bar_chart(title: str, groups: list[GroupResult], key: str, models: list[str]) -> SvgChart:
-    """Grouped bars: one group per ``key`` value, one bar per model, height = pass rate."""
-    labels = list(dict.fromkeys(getattr(g, key) for g in groups))
-    rate = {(getattr(g, key), f"{g.provider}:{g.model}"): g.pass_rate for g in groups}
-    bar_w, gap, left, top, plot_h = 18, 24, 40, 30, 200
-    group_w = max(bar_w * len(models) + gap, 96)  # room for a category label
-    bars, categories = [], []
-    for i, label in enumerate(labels):
-        x0 = left + i * group_w
-        categories.append((x0 + (group_w - gap) / 2, label))
-        for j, model in enumerate(models):
-            value = rate.get((label, model))
-            h = (value or 0.0) * plot_h
-            text = f"{label} · {model}: " + (f"{value:.0%}" if value is not None else "not evaluated")
-            bars.append(Bar(x0 + j * bar_w, top + plot_h - h, bar_w - 2, h, PALETTE[j % len(PALETTE)], text))
-    width = max(320, left + len(labels) * group_w + 20)
-    legend = [(PALETTE[j % len(PALETTE)], m) for j, m in enumerate(models)]
-    return SvgChart(title, width, top + plot_h + 70, bars, categories, legend, top + plot_h, top)
-
-
-@dataclass
-class RatioBar:
-    """One group's impact ratio (a horizontal bar) and its 95% interval (a whisker), in pixels."""
+class IntervalRow:
+    """One horizontal bar (a rate), its 95% interval (a whisker) and its tolerance (a tick), in pixels."""
 
     y: float
-    width: float
-    low: float
-    high: float
+    width: float  # 0 draws nothing; a 0% value gets a 2-pixel stub so that it is seen
+    low: float | None
+    high: float | None
+    tick: float | None
+    colour: str
     label: str
-    failing: bool
+    text: str  # the value and n, written right of the bar
 
 
 @dataclass
-class RatioChart:
+class IntervalChart:
     title: str
     width: int
     height: int
     left: float
-    scale: float  # pixels per unit of ratio
-    line: float  # x of the tolerance
-    tolerance: float
-    bars: list[RatioBar]
+    scale: float  # pixels per unit (a rate of 1 is ``scale`` pixels long)
+    rows: list[IntervalRow]
+    caption: str
 
 
-def ratio_chart(audit: str, groups: list[dict[str, Any]], tolerance: float) -> RatioChart:
-    """Impact ratio per model and group of one audit, with intervals and the tolerance line (four-fifths: 0.8)."""
-    left, scale, row = 260, 300, 22
-    bars = []
-    for i, g in enumerate(groups):
-        def x(v: Any) -> float:
-            try:
-                return left + max(0.0, min(1.0, float(v))) * scale
-            except (TypeError, ValueError):
-                return left
+def _x(left: float, scale: float, value: Any) -> float | None:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else left + max(0.0, min(1.0, v)) * scale
+
+
+def interval_chart(title: str, rows: list[tuple[str, Any, Any, Any, Any, str, str]], caption: str,
+                   left: int = 300, scale: int = 420) -> IntervalChart:
+    """Rows of (label, value, low, high, tolerance, colour, text) as bars with whiskers and tolerance ticks."""
+    out = []
+    for i, (label, value, low, high, tolerance, colour, text) in enumerate(rows):
+        x = _x(left, scale, value)
+        width = 0.0 if x is None else max(x - left, 2.0)
+        out.append(IntervalRow(34 + i * 24, width, _x(left, scale, low), _x(left, scale, high),
+                               _x(left, scale, tolerance), colour, label, text))
+    return IntervalChart(title, left + scale + 150, 34 + len(rows) * 24 + 34, left, scale, out, caption)
+
+
+def requirement_chart(summary: list[dict[str, Any]]) -> IntervalChart:
+    """Pass rate per requirement × model × language, its Wilson interval, its tolerance and its n."""
+    rows = []
+    for r in summary:
+        n = int(r.get("passed") or 0) + int(r.get("failed") or 0)
+        rate = r.get("pass_rate")
+        text = f"{float(rate):.0%} of n={n}" if rate not in ("", None) else "not evaluated (n=0)"
+        rows.append((f"{r['requirement']} · {r['model']} · {r['language']}", rate, r.get("ci_low"),
+                     r.get("ci_high"), r.get("tolerance"), VERDICT_COLOURS.get(str(r["verdict"]), "#9ca3af"), text))
+    return interval_chart("Pass rate per requirement, model and language", rows,
+                          "Bar: pass rate of the decided templates (n). Whisker: 95% Wilson interval. Tick: the "
+                          "requirement's tolerance. Colour: the verdict.")
+
+
+def ratio_chart(audit: str, groups: list[dict[str, Any]], tolerance: float) -> IntervalChart:
+    """Impact ratio per model and group of one audit, with intervals and the tolerance (four-fifths: 0.8)."""
+    rows = []
+    for g in groups:
         value = g.get("impact_ratio")
         failing = isinstance(value, float) and value < tolerance
-        bars.append(RatioBar(30 + i * row, x(value) - left, x(g.get("impact_ratio_ci_low")),
-                             x(g.get("impact_ratio_ci_high")), f"{g['model']} · {g['group']}", failing))
-    return RatioChart(f"{audit}: impact ratio per group", left + scale + 40, 30 + len(groups) * row + 30, left,
-                      scale, left + tolerance * scale, tolerance, bars)
+        text = (f"{float(value):.2f} of n={g.get('decided', 0)}" if value not in ("", None) else "n/a")
+        rows.append((f"{g['model']} · {g['group']}", value, g.get("impact_ratio_ci_low"),
+                     g.get("impact_ratio_ci_high"), tolerance, "#dc2626" if failing else "#2563eb", text))
+    return interval_chart(f"{audit}: impact ratio per group", rows,
+                          f"Bar: the group's selection rate over the most-selected group's (n decided cases). "
+                          f"Whisker: 95% bootstrap interval. Tick: the tolerance ({tolerance:g}; four-fifths rule: "
+                          "0.8).", left=260, scale=360)
 
 
 def _num(value: Any, digits: int = 3) -> str:
@@ -116,22 +106,21 @@ def render_html(data: ReportData, failures_limit: int = 500) -> str:
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
     template = env.get_template("report.html.j2")
-    models = data.models
-    charts = [bar_chart("Pass rate by concern", data.by_concern, "concern", models),
-              bar_chart("Pass rate by language", data.by_language, "language", models)]
+    requirement_charts = [requirement_chart(data.summary)] if data.summary else []
     failures = data.failures(failures_limit)
     context: dict[str, Any] = {
-        "data": data, "meta": data.meta, "legend": LEGEND, "charts": charts, "failures": failures,
+        "data": data, "meta": data.meta, "legend": LEGEND, "failures": failures,
         "head": data.headline(),
         "failures_total": sum(1 for e in data.evaluations if e["verdict"] != "Passed"),
         "failures_limit": failures_limit,
         "probe_marks": [p for p in data.probes if p.get("mark")],
         "ratio_charts": _ratio_charts(data),
+        "requirement_charts": requirement_charts,
     }
     return template.render(**context)
 
 
-def _ratio_charts(data: ReportData) -> list[RatioChart]:
+def _ratio_charts(data: ReportData) -> list[IntervalChart]:
     charts = []
     for audit in dict.fromkeys(g["audit"] for g in data.decision_groups):
         tolerance = next((float(v["tolerance"]) for v in data.decision_verdicts
