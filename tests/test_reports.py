@@ -66,7 +66,11 @@ def test_workbook_structure(runs: dict[str, Path]) -> None:
     verdict_col = headers.index("verdict") + 1
     cell = summary.cell(header_row + 1, verdict_col)
     assert cell.value == "Passed" and cell.fill.fgColor.rgb.endswith("C6EFCE")
-    assert len(wb["Charts"]._charts) == 2
+    charts = wb["Charts"]._charts
+    assert len(charts) == 3  # pass rate per requirement (intervals, tolerance, n), by concern, by language
+    first = charts[0]
+    [rates] = first.series
+    assert rates.errBars is not None and rates.errBars.errValType == "cust"  # the 95% intervals
     for name in ("Global", "Evaluations", "Responses"):
         ws = wb[name]
         assert ws.tables and ws.freeze_panes == "A2"

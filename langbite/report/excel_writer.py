@@ -353,17 +353,61 @@ def _chart(book: Book, sheet: Sheet, first: int, last: int, n_models: int, title
     sheet.ws.insert_chart(anchor, chart)
 
 
+def _requirement_chart(book: Book, sheet: Sheet, data: ReportData, anchor: str) -> None:
+    """Pass rate per requirement × model × language, with its 95% interval as error bars, the tolerance as a
+    line of markers and "rate (n)" written on every bar, so that a 0% bar is still read."""
+    sheet.append([styled("Pass rate per requirement, model and language (error bars: 95% Wilson interval; "
+                         "markers: the tolerance)", "bold")])
+    sheet.append([styled(h, "bold") for h in ("requirement · model · language", "pass rate", "tolerance",
+                                              "minus", "plus", "n")])
+    first = sheet.row
+    labels = []
+    for r in data.summary:
+        n = int(r.get("passed") or 0) + int(r.get("failed") or 0)
+        rate = r.get("pass_rate")
+        value = float(rate) if rate not in ("", None) else None
+        lo, hi = r.get("ci_low"), r.get("ci_high")
+        minus = value - float(lo) if value is not None and lo not in ("", None) else 0
+        plus = float(hi) - value if value is not None and hi not in ("", None) else 0
+        sheet.append([f"{r['requirement']} · {r['model']} · {r['language']}", styled(value, "percent"),
+                      styled(float(r["tolerance"]), "percent"), minus, plus, n])
+        labels.append({"value": f"{value:.0%} (n={n})" if value is not None else "not evaluated"})
+    last = sheet.row - 1
+    if last < first:
+        return
+    rows = last - first + 1
+    chart = book.wb.add_chart({"type": "column"})
+    chart.add_series({"name": "pass rate", "categories": [sheet.name, first, 0, last, 0],
+                      "values": [sheet.name, first, 1, last, 1],
+                      "y_error_bars": {"type": "custom", "plus_values": [sheet.name, first, 4, last, 4],
+                                       "minus_values": [sheet.name, first, 3, last, 3]},
+                      "data_labels": {"value": True, "custom": labels, "position": "inside_base"}})
+    tolerance = book.wb.add_chart({"type": "line"})
+    tolerance.add_series({"name": "tolerance", "categories": [sheet.name, first, 0, last, 0],
+                          "values": [sheet.name, first, 2, last, 2], "line": {"none": True},
+                          "marker": {"type": "dash", "size": 12, "fill": {"color": "#7C3AED"},
+                                     "border": {"color": "#7C3AED"}}})
+    chart.combine(tolerance)
+    chart.set_title({"name": "Pass rate per requirement, model and language"})
+    chart.set_y_axis({"name": "pass rate", "min": 0, "max": 1, "num_format": "0%"})
+    chart.set_legend({"position": "bottom"})
+    chart.set_size({"width": max(CHART_PX[0], 90 * rows + 120), "height": CHART_PX[1] + 40})
+    sheet.ws.insert_chart(anchor, chart)
+
+
 def _charts_sheet(book: Book, sheet: Sheet, data: ReportData) -> None:
     models = data.models
-    sheet.width(0, 18)
-    for j, m in enumerate(models, 1):
-        sheet.width(j, max(12, len(m) + 2))
+    sheet.width(0, 40)
+    for j in range(1, max(len(models), 5) + 1):
+        sheet.width(j, max(12, *(len(m) + 2 for m in models)) if models else 12)
+    _requirement_chart(book, sheet, data, xl_rowcol_to_cell(0, 8))
+    sheet.append()
     first, last = _matrix(sheet, data.by_concern, "concern", models, "Pass rate by concern and model")
     sheet.append()
     sheet.append()
     first2, last2 = _matrix(sheet, data.by_language, "language", models, "Pass rate by language and model")
-    _chart(book, sheet, first, last, len(models), "Pass rate by concern", xl_rowcol_to_cell(0, len(models) + 2))
-    _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(19, len(models) + 2))
+    _chart(book, sheet, first, last, len(models), "Pass rate by concern", xl_rowcol_to_cell(24, 8))
+    _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(43, 8))
 
 
 def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dict[str, Any]]:
