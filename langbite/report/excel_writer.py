@@ -356,10 +356,10 @@ def _chart(book: Book, sheet: Sheet, first: int, last: int, n_models: int, title
 def _requirement_chart(book: Book, sheet: Sheet, data: ReportData, anchor: str) -> None:
     """Pass rate per requirement × model × language, with its 95% interval as error bars, the tolerance as a
     line of markers and "rate (n)" written on every bar, so that a 0% bar is still read."""
-    sheet.append([styled("Pass rate per requirement, model and language (error bars: 95% Wilson interval; "
-                         "markers: the tolerance)", "bold")])
+    sheet.append([styled("Pass rate per requirement, model and language (error bars and triangles: the 95% Wilson "
+                         "interval; purple dash: the tolerance; on each bar: the rate and n)", "bold")])
     sheet.append([styled(h, "bold") for h in ("requirement · model · language", "pass rate", "tolerance",
-                                              "minus", "plus", "n")])
+                                              "minus", "plus", "n", "ci low", "ci high")])
     first = sheet.row
     labels = []
     for r in data.summary:
@@ -370,7 +370,9 @@ def _requirement_chart(book: Book, sheet: Sheet, data: ReportData, anchor: str) 
         minus = value - float(lo) if value is not None and lo not in ("", None) else 0
         plus = float(hi) - value if value is not None and hi not in ("", None) else 0
         sheet.append([f"{r['requirement']} · {r['model']} · {r['language']}", styled(value, "percent"),
-                      styled(float(r["tolerance"]), "percent"), minus, plus, n])
+                      styled(float(r["tolerance"]), "percent"), minus, plus, n,
+                      styled(float(lo) if lo not in ("", None) else None, "percent"),
+                      styled(float(hi) if hi not in ("", None) else None, "percent")])
         labels.append({"value": f"{value:.0%} (n={n})" if value is not None else "not evaluated"})
     last = sheet.row - 1
     if last < first:
@@ -382,12 +384,15 @@ def _requirement_chart(book: Book, sheet: Sheet, data: ReportData, anchor: str) 
                       "y_error_bars": {"type": "custom", "plus_values": [sheet.name, first, 4, last, 4],
                                        "minus_values": [sheet.name, first, 3, last, 3]},
                       "data_labels": {"value": True, "custom": labels, "position": "inside_base"}})
-    tolerance = book.wb.add_chart({"type": "line"})
-    tolerance.add_series({"name": "tolerance", "categories": [sheet.name, first, 0, last, 0],
-                          "values": [sheet.name, first, 2, last, 2], "line": {"none": True},
-                          "marker": {"type": "dash", "size": 12, "fill": {"color": "#7C3AED"},
-                                     "border": {"color": "#7C3AED"}}})
-    chart.combine(tolerance)
+    markers = book.wb.add_chart({"type": "line"})  # drawn by every spreadsheet (some ignore custom error bars)
+    for name, col, colour, kind in (("tolerance", 2, "#7C3AED", "dash"), ("95% interval, low", 6, "#111827",
+                                                                          "triangle"),
+                                    ("95% interval, high", 7, "#111827", "triangle")):
+        markers.add_series({"name": name, "categories": [sheet.name, first, 0, last, 0],
+                            "values": [sheet.name, first, col, last, col], "line": {"none": True},
+                            "marker": {"type": kind, "size": 12 if kind == "dash" else 6, "fill": {"color": colour},
+                                       "border": {"color": colour}}})
+    chart.combine(markers)
     chart.set_title({"name": "Pass rate per requirement, model and language"})
     chart.set_y_axis({"name": "pass rate", "min": 0, "max": 1, "num_format": "0%"})
     chart.set_legend({"position": "bottom"})
@@ -400,14 +405,14 @@ def _charts_sheet(book: Book, sheet: Sheet, data: ReportData) -> None:
     sheet.width(0, 40)
     for j in range(1, max(len(models), 5) + 1):
         sheet.width(j, max(12, *(len(m) + 2 for m in models)) if models else 12)
-    _requirement_chart(book, sheet, data, xl_rowcol_to_cell(0, 8))
+    _requirement_chart(book, sheet, data, xl_rowcol_to_cell(0, 9))
     sheet.append()
     first, last = _matrix(sheet, data.by_concern, "concern", models, "Pass rate by concern and model")
     sheet.append()
     sheet.append()
     first2, last2 = _matrix(sheet, data.by_language, "language", models, "Pass rate by language and model")
-    _chart(book, sheet, first, last, len(models), "Pass rate by concern", xl_rowcol_to_cell(24, 8))
-    _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(43, 8))
+    _chart(book, sheet, first, last, len(models), "Pass rate by concern", xl_rowcol_to_cell(24, 9))
+    _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(43, 9))
 
 
 def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dict[str, Any]]:
