@@ -231,6 +231,7 @@ class Requirement:
         ReflectionType.UTOPIAN,
     )
     rationale: str = ""
+    obligations: tuple[str, ...] = ()  # what the requirement provides evidence for (the audit pack groups by them)
     refusals: RefusalPolicy = RefusalPolicy.SEPARATE
     verdict_by: VerdictRule = VerdictRule.POINT
     max_undetermined: float = 0.25  # above this share of undetermined (or errored) templates: Inconclusive
@@ -362,6 +363,7 @@ class DecisionAudit:
     counterfactual: bool = True
     tolerances: dict[str, float] = field(default_factory=dict, hash=False, compare=False)
     verdict_rule: VerdictRule = VerdictRule.POINT
+    obligations: tuple[str, ...] = ()
     line: int = 0  # the audit's place in the requirements model
     col: int = 0
     source: str = ""

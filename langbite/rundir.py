@@ -193,6 +193,7 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...],
              "communities": {k: list(v) for k, v in r.communities.items()},
              "inputs": [str(x) for x in r.inputs], "reflections": [str(x) for x in r.reflections],
              "refusals": str(r.refusals), "verdict_by": str(r.verdict_by), "max_undetermined": r.max_undetermined,
+             **({"obligations": list(r.obligations)} if r.obligations else {}),
              **({"domains": [str(d) for d in r.domains]} if r.domains else {})}
             for r in c.requirements
         ],
@@ -219,7 +220,8 @@ def _decision_document(a: Any) -> dict[str, Any]:
     return {"name": a.name, "language": a.language, "cases": f"{SNAPSHOT}/{Path(a.cases).name}", "markup": a.markup,
             "protected": a.protected, "template": a.template, "decision": reading,
             **({"truth": a.truth} if a.truth else {}), "counterfactual": a.counterfactual,
-            "tolerances": dict(a.tolerances), "verdict": str(a.verdict_rule)}
+            "tolerances": dict(a.tolerances), "verdict": str(a.verdict_rule),
+            **({"obligations": list(a.obligations)} if a.obligations else {})}
 
 
 def versions() -> dict[str, str]:

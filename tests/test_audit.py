@@ -89,3 +89,39 @@ def test_model_text_is_data_in_the_pdf(pack: Path) -> None:
                           check=True).stdout
     assert "=cmd|' /C calc'!A0 <b>No</b>" in text and "4. Evidence of every failure" in text
     assert "6. Manifest of inputs and outputs" in text
+
+
+def test_the_pack_groups_results_by_the_obligations_the_model_names(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    pytest.importorskip("fpdf", reason="the audit PDF needs the pdf extra (fpdf2)")
+    if shutil.which("pdftotext") is None:
+        pytest.skip("needs pdftotext (poppler-utils) to read the PDF's text")
+    doc = json.loads(QUICKSTART.read_text(encoding="utf-8"))
+    doc["requirements"][0]["obligations"] = ["EU AI Act Art. 10(2)(f): examination of possible biases"]
+    model = tmp_path / "m.json"
+    model.write_text(json.dumps(doc), encoding="utf-8")
+    run = tmp_path / "run"
+    main(["run", str(model), "--llm", "fake:No.", "--out", str(run), "-q", "--no-cache"])
+    main(["report", str(run), "--pdf"])
+    text = subprocess.run(["pdftotext", "-layout", str(run / "audit.pdf"), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    part = text[text.index("Results by obligation"):text.index("4. Evidence of every failure")]
+    assert "EU AI Act Art. 10(2)(f)" in part and doc["requirements"][0]["name"] in part
+    assert doc["requirements"][1]["name"] not in part  # only the requirement that names the obligation
+
+
+def test_the_workbook_puts_the_evidence_side_by_side(pack: Path) -> None:
+    import csv
+
+    from openpyxl import load_workbook
+
+    sheet = load_workbook(pack / "report.xlsx", read_only=True)["Evidence"]
+    table = list(sheet.iter_rows(values_only=True))
+    expected = list(csv.DictReader((pack / "evidence.csv").open(encoding="utf-8")))
+    assert table[0][:5] == ("provider", "model", "requirement", "language", "template_id")
+    assert len(table) - 1 == len(expected) and expected
+    answer = table[0].index("answer")
+    unguarded = {v[1:] if v[:1] == "'" and v[1:2] in "=+-@" else v for v in (row["answer"] for row in expected)}
+    assert {row[answer] for row in table[1:]} == unguarded  # the CSV guards formulas with a quote; cells are text

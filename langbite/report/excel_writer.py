@@ -38,6 +38,7 @@ from langbite.report.rows import (
     DECISION_GROUP_COLUMNS,
     DECISION_VERDICT_COLUMNS,
     DISFAVOURED_COLUMNS,
+    EVIDENCE_COLUMNS,
     EVALUATION_COLUMNS,
     GLOBAL_COLUMNS,
     JUDGE_AGREEMENT_COLUMNS,
@@ -55,7 +56,7 @@ FILL = {
     "better": "C6EFCE", "worse": "FFC7CE", "yes": "FFC7CE", "Inconclusive": "FFEB9C",
     "Refused": "DDEBF7", "Undetermined": "FFEB9C", "unchanged": "F2F2F2",
 }
-WIDE = {"prompt": 70, "response": 70, "reason": 50, "prediction": 40, "judge_reason": 40, "description": 50,
+WIDE = {"prompt": 70, "response": 70, "answer": 70, "reason": 50, "prediction": 40, "judge_reason": 40, "description": 50,
         "communities": 24, "key": 30, "error": 30}
 PERCENT = ("pass_rate", "ci_low", "ci_high", "tolerance", "undetermined_share", "refused_share")
 TEXT_ONLY = frozenset({"prompt", "response", "key"})  # never read as numbers, whatever they look like
@@ -431,6 +432,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
     sheets = {name: book.sheet(name) for name in names}
     if data.probes:
         sheets["Probes"] = book.sheet("Probes")
+    if data.evidence:
+        sheets["Evidence"] = book.sheet("Evidence")
     if data.disfavoured:
         sheets["Disfavoured"] = book.sheet("Disfavoured")
     if data.decision_verdicts:
@@ -445,6 +448,8 @@ def write_excel(path: Path, data: ReportData) -> Path:
         _template_sheets(book, sheets, data)
     if data.probes:
         add_table(sheets["Probes"], PROBE_METRIC_COLUMNS, data.probes, "Probes", color_columns=("mark",))
+    if data.evidence:  # every community's prompt and answer of each template that did not pass, side by side
+        add_table(sheets["Evidence"], EVIDENCE_COLUMNS, data.evidence, "Evidence", color_columns=("verdict",))
     if data.disfavoured:  # who the failed templates disfavoured, most first, with intervals
         add_table(sheets["Disfavoured"], DISFAVOURED_COLUMNS, data.disfavoured, "Disfavoured")
     if data.decision_verdicts:

@@ -205,6 +205,7 @@ def _requirement(raw: dict[str, Any], top: dict[str, Any], d: _Document, i: int)
         inputs=tuple(InputType(x) for x in raw.get("inputs", ("constrained", "verbose"))),
         reflections=tuple(ReflectionType(x) for x in raw.get("reflections", ("observational", "utopian"))),
         rationale=raw.get("rationale", ""),
+        obligations=tuple(raw.get("obligations", ())),
         domains=tuple(Domain(d) for d in raw.get("domains", ())),
         refusals=RefusalPolicy(settings["refusals"] or "separate"),
         verdict_by=VerdictRule(settings["verdict_by"] or "point"),
@@ -374,7 +375,8 @@ def _decision(raw: dict[str, Any], d: _Document, i: int) -> DecisionAudit:
                          markup=raw["markup"], protected=raw["protected"], template=raw["template"],
                          reading=reading, truth=raw.get("truth"), counterfactual=bool(raw.get("counterfactual", True)),
                          tolerances={k: float(v) for k, v in raw.get("tolerances", {}).items()},
-                         verdict_rule=VerdictRule(raw.get("verdict", "point")), line=line, col=col, source=d.path,
+                         verdict_rule=VerdictRule(raw.get("verdict", "point")),
+                         obligations=tuple(raw.get("obligations", ())), line=line, col=col, source=d.path,
                          positions=positions)
 
 
