@@ -67,4 +67,5 @@ def _prompt_tokens(suite: Suite, model: str) -> int:
     sampled = getattr(suite, "sampled_prompts", None)  # a suite that can sample without building every prompt
     if sampled is None:
         return sum(tokens(job.prompt) for job in suite.jobs(model))
-    return round(sum(tokens(prompt) * weight for prompt, weight in sampled(model, EXACT_UP_TO // 10)))
+    total: float = sum(tokens(prompt) * weight for prompt, weight in sampled(model, EXACT_UP_TO // 10))
+    return round(total)

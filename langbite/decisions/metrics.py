@@ -78,7 +78,8 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def _spread(columns: list[np.ndarray]) -> np.ndarray:
     """Highest minus lowest of per-group values (NaN if any group's value is undefined)."""
     stacked = np.column_stack(columns)
-    return stacked.max(axis=1) - stacked.min(axis=1)
+    spread: np.ndarray = stacked.max(axis=1) - stacked.min(axis=1)
+    return spread
 
 
 class Calculator:
@@ -132,7 +133,8 @@ class Calculator:
         sums = weights @ self.matrix
 
         def col(name: str) -> np.ndarray:
-            return sums[:, self.at[name]]
+            column: np.ndarray = sums[:, self.at[name]]
+            return column
 
         out: dict[str, np.ndarray] = {}
         groups = self.o.groups
@@ -159,9 +161,9 @@ class Calculator:
         if self.pairs:
             flips = []
             for a, b in self.pairs:
-                rate = _ratio(col(f"{a}-{b}|flip"), col(f"{a}-{b}|both"))
-                out[f"flip_rate|{groups[a]} / {groups[b]}"] = rate
-                flips.append(rate)
+                flip = _ratio(col(f"{a}-{b}|flip"), col(f"{a}-{b}|both"))
+                out[f"flip_rate|{groups[a]} / {groups[b]}"] = flip
+                flips.append(flip)
             stacked = np.column_stack(flips)
             out["flip_rate"] = np.where(np.isnan(stacked).all(axis=1), np.nan, np.nanmax(
                 np.where(np.isnan(stacked), -np.inf, stacked), axis=1))

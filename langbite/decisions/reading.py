@@ -60,9 +60,9 @@ def read_decision(answer: str | None, reading: DecisionReading, language: str) -
         return Decision.POSITIVE if stance.stance is Stance.YES else Decision.NEGATIVE
     if reading.kind is DecisionKind.SCORE:
         for found in _NUMBER.finditer(answer):
-            value = float(found.group(0).replace(",", "."))
-            if reading.low <= value <= reading.high:
-                return Decision.POSITIVE if value >= reading.threshold else Decision.NEGATIVE
+            number = float(found.group(0).replace(",", "."))
+            if reading.low <= number <= reading.high:
+                return Decision.POSITIVE if number >= reading.threshold else Decision.NEGATIVE
         return Decision.UNDETERMINED
     if reading.kind is DecisionKind.JSON:
         obj = extract_json_object(answer)

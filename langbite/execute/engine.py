@@ -180,7 +180,8 @@ def _proxy_of(exc: BaseException) -> tuple[str, str] | None:
     url = str(getattr(getattr(exc, "request", None), "url", "") or "")
     scheme, host = (url.split("://", 1)[0].lower(), url.split("://", 1)[1].split("/", 1)[0]) if "://" in url \
         else ("https", "")
-    if host and urllib.request.proxy_bypass_environment(host.rsplit(":", 1)[0]):
+    bypass = getattr(urllib.request, "proxy_bypass_environment", None)  # NO_PROXY, as the HTTP stacks read it
+    if host and bypass is not None and bypass(host.rsplit(":", 1)[0]):
         return None
     for name in (f"{scheme.upper()}_PROXY", f"{scheme}_proxy", "ALL_PROXY", "all_proxy"):
         value = os.environ.get(name)

@@ -36,7 +36,8 @@ import numpy as np
 
 from langbite.errors import InputError, InputErrors
 from langbite.probes.datafile import read_csv
-from langbite.probes.direct import YesNoEvaluator, checked_template, ratio
+from langbite.probes.direct import checked_template, ratio
+from langbite.probes.evaluators import YesNoEvaluator
 from langbite.probes.items import ProbeItem, Prompt
 from langbite.probes.marks import MarkDefinition
 from langbite.probes.metrics import MetricCalculator

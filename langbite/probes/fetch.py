@@ -42,7 +42,7 @@ def _get(url: str, timeout: float) -> bytes:
     request = urllib.request.Request(url, headers={"User-Agent": "langbite (probe data fetch)"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            data = response.read(MAX_BYTES + 1)
+            data: bytes = response.read(MAX_BYTES + 1)
     except OSError as exc:  # URLError, timeouts, refused connections
         raise FetchError(f"cannot download {url}: {getattr(exc, 'reason', exc)}") from None
     if len(data) > MAX_BYTES:

@@ -115,7 +115,8 @@ def regression_from_sums(sums: np.ndarray, min_items: float = 2) -> np.ndarray:
         ok = (sw >= min_items) & (det > 1e-12 * np.maximum(sw * sxx, 1e-300))
 
         def loss(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return syy - 2 * a * sxy - 2 * b * sy + a * a * sxx + 2 * a * b * sx + b * b * sw
+            value: np.ndarray = syy - 2 * a * sxy - 2 * b * sy + a * a * sxx + 2 * a * b * sx + b * b * sw
+            return value
 
         a0 = (sw * sxy - sx * sy) / det
         b0 = (sy - a0 * sx) / sw

@@ -191,8 +191,8 @@ def _typed(path: Path, doc: dict[str, Any], where: Locator, errors: ErrorCollect
     options: dict[str, str] = doc.get("options", {})
     cross = doc.get("cross") or {}
     values = cross.get("values", [])
-    cross_values = {str(v): (str(v),) for v in values} if isinstance(values, list) else \
-        {str(g): tuple(forms) for g, forms in values.items()}
+    cross_values: dict[str, tuple[str, ...]] = {str(v): (str(v),) for v in values} if isinstance(values, list) \
+        else {str(g): tuple(str(f) for f in forms) for g, forms in values.items()}
     slots = set(header) | {f"option_{i}" for i in range(len(options))} | ({cross["name"]} if cross else set())
     if cross and cross["name"] in header:
         errors.add(str(path), *where(("cross", "name"), False),

@@ -60,7 +60,8 @@ def bootstrap_weights(n_items: int, cycles: int, rng: np.random.Generator,
         rows = min(chunk, cycles - done)
         dtype = np.int32 if rows * n_items < 2**31 else np.int64  # 32-bit draws are about twice as fast
         draws = rng.integers(0, n_items, size=(rows, n_items), dtype=dtype)
-        draws += np.arange(rows, dtype=dtype)[:, None] * dtype(n_items)
+        offsets: np.ndarray = np.arange(rows, dtype=dtype) * n_items
+        draws += offsets[:, None]
         yield np.bincount(draws.ravel(), minlength=rows * n_items).reshape(rows, n_items).astype(np.float64)
         done += rows
 

@@ -97,6 +97,10 @@ def verify(run_dir: Path) -> tuple[list[str], list[str]]:
 
 # -- the PDF -------------------------------------------------------------------------------------------------
 
+def _as_is(text: str) -> str:
+    return text
+
+
 def _latin1(text: str) -> str:
     return text.encode("latin-1", "replace").decode("latin-1")
 
@@ -118,7 +122,7 @@ class _Writer:
             self.pdf.add_font("body", "", font)
             bold = Path(font).with_name(Path(font).stem + "-Bold.ttf")
             self.pdf.add_font("body", "B", str(bold) if bold.is_file() else font)
-            self.family, self.clean = "body", (lambda s: s)
+            self.family, self.clean = "body", _as_is
         else:
             self.family, self.clean = "helvetica", _latin1
         self.pdf.add_page()
