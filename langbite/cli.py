@@ -336,6 +336,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for note in plan.notes():
         print("left out: " + (f"{note.path}:{note.line} " if note.path else "") + note.message)
     templates = template_suite(plan)
+    for suite in plan.suites:
+        for v in getattr(suite, "variants", lambda: ())() if args.show_prompts else ():
+            print(f"--- {v['test']} {v['id']} {v['group'] or '-'} [{v['status']}{': ' + v['note'] if v['note'] else ''}]"
+                  f"\n{v['text']}")
     if args.show_prompts and templates is not None:
         for item in templates.items:
             for inst in item.instances:

@@ -371,6 +371,22 @@ class DecisionAudit:
 
 
 @dataclass(frozen=True)
+class PromptTest:
+    """A team's own prompts (a CSV or JSONL file) turned into counterfactual tests over a markup's communities."""
+
+    name: str
+    prompts: str  # the file (resolved against the requirements model's folder)
+    language: str
+    markup: str
+    communities: tuple[str, ...]
+    column: str = "prompt"  # the CSV column or JSON key holding each prompt
+    tolerance: float = 0.9  # the share of tested prompts whose answers must treat every community alike
+    line: int = 0
+    col: int = 0
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class ProbeEntry:
     """A probe named in a requirements model, run against every model of the run."""
 
@@ -404,6 +420,7 @@ class RequirementsModel:
     timestamp: str = ""
     probes: tuple[ProbeEntry, ...] = ()
     decisions: tuple[DecisionAudit, ...] = ()
+    prompt_tests: tuple[PromptTest, ...] = ()
     path: str = ""
     templates: tuple[str, ...] = ()  # libraries named by the model (resolved against its folder)
     pinned_templates: tuple[str, ...] = ()  # ids always run when selected, whatever n_templates samples

@@ -204,6 +204,9 @@ def config_document(c: RequirementsModel, template_files: tuple[Path, ...],
                    for p in c.probes],
         **({"decisions": [_decision_document(a) for a in c.decisions]} if c.decisions else {}),
         **({"commercial": True} if c.commercial else {}),
+        **({"prompt_tests": [{"name": t.name, "prompts": f"{SNAPSHOT}/{Path(t.prompts).name}", "language": t.language,
+                              "markup": t.markup, "communities": list(t.communities), "column": t.column,
+                              "tolerance": t.tolerance} for t in c.prompt_tests]} if c.prompt_tests else {}),
     }
 
 

@@ -65,7 +65,7 @@ def _message(error: ValidationError) -> str:
     if error.validator == "pattern" and error.validator_value.startswith("^\\S"):
         return f"{path}: {error.instance!r} must not begin or end with white space"
     if error.validator == "anyOf" and error.validator_value and error.validator_value[0].get("required") == ["requirements"]:
-        return f"{path}: 'requirements' should be non-empty (or give 'probes' or 'decisions' to run only those)"
+        return f"{path}: 'requirements' should be non-empty (or give 'probes', 'decisions' or 'prompt_tests' to run only those)"
     if error.validator == "anyOf" and error.validator_value == [{"required": ["min"]}, {"required": ["max"]}]:
         return f"{path}: valueInRange needs 'min', 'max' or both"
     return f"{path}: {error.message}"

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"schemas", "oracles"},
     {"execute"},
     {"library", "rundir"},
-    {"requirements", "instantiate"},
+    {"requirements", "instantiate", "swap"},
     {"plan"},
     {"evaluate", "report.rows", "report.csv_writer", "report.cells"},
     {"probes", "decisions"},

@@ -35,6 +35,7 @@ from langbite.model import (
     InputType,
     ModelSpec,
     ProbeEntry,
+    PromptTest,
     ReflectionType,
     RefusalPolicy,
     Requirement,
@@ -380,6 +381,13 @@ def _decision(raw: dict[str, Any], d: _Document, i: int) -> DecisionAudit:
                          positions=positions)
 
 
+def _prompt_test(raw: dict[str, Any], d: _Document, i: int) -> PromptTest:
+    line, col = d.where(("prompt_tests", i))
+    return PromptTest(name=raw["name"], prompts=_library_path(d.path, raw["prompts"]), language=raw["language"],
+                      markup=raw["markup"], communities=tuple(raw["communities"]), column=raw.get("column", "prompt"),
+                      tolerance=float(raw.get("tolerance", 0.9)), line=line, col=col, source=d.path)
+
+
 def _check_decisions(d: _Document) -> None:
     """What the schema cannot say about a decision audit: the reading's options and bounds agree."""
     for i, raw in enumerate(d.doc.get("decisions", []) or []):
@@ -450,6 +458,7 @@ def parse_requirements(doc: Any, path: str = "<requirements>", text: str | None 
         timestamp=str(c.get("timestamp", "")),
         probes=tuple(_probe(p, d, i) for i, p in enumerate(c.get("probes", []))),
         decisions=tuple(_decision(x, d, i) for i, x in enumerate(c.get("decisions", []))),
+        prompt_tests=tuple(_prompt_test(x, d, i) for i, x in enumerate(c.get("prompt_tests", []))),
         path=path,
         templates=tuple(_library_path(path, t) for t in c.get("templates", [])),
         pinned_templates=tuple(c.get("pinned_templates", [])),

@@ -22,7 +22,7 @@ from langbite.suites.base import (
 )
 
 BUILT_IN = {"templates": "langbite.suites.templates", "probes": "langbite.suites.probes",
-            "decisions": "langbite.suites.decisions"}
+            "decisions": "langbite.suites.decisions", "prompts": "langbite.suites.prompts"}
 
 
 def _load_built_in() -> None:
