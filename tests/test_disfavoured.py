@@ -82,3 +82,23 @@ def test_the_page_draws_each_pass_rate_with_its_interval_tolerance_and_n(tmp_pat
     assert chart.count('stroke="#7c3aed"') == len(summary)  # one tolerance tick per row
     zero = [r for r in summary if float(r["pass_rate"]) == 0]
     assert zero and re.search(r'<rect x="[\d.]+" y="[\d.]+" width="2.0" height="14"', chart)  # a 0% stub
+
+
+def test_the_page_marks_the_words_that_made_a_template_fail_and_escapes_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from langbite.report.html_writer import highlight
+
+    marked = str(highlight("Yes, provided <b>she</b> shows a note.", "adds a condition: 'Yes, provided <b>she</b>'"))
+    assert marked == "<mark>Yes, provided &lt;b&gt;she&lt;/b&gt;</mark> shows a note."
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-highlight")
+
+    def conditional(prompt: str) -> str:  # a condition for one community only
+        fair = scripted(prompt, fair=True)
+        return f"{fair} Provided they first show proof of their income." if "Black" in prompt else fair
+
+    run = tmp_path / "run"
+    with MockOpenAI(MockConfig(reply=conditional)) as server:
+        main(["run", str(QUICKSTART), "--llm", "openai:conditional", "--base-url", server.base_url, "--out", str(run),
+              "-q", "--no-cache"])
+    page = (run / "report.html").read_text(encoding="utf-8")
+    assert "<mark>" in page and "proof of their income" in page[page.index("<mark>"):page.index("</mark>")]

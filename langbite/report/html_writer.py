@@ -8,11 +8,13 @@ the workbook's.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup, escape
 
 from langbite.report.data import LEGEND, ReportData
 
@@ -93,6 +95,29 @@ def ratio_chart(audit: str, groups: list[dict[str, Any]], tolerance: float) -> I
                           "0.8).", left=260, scale=360)
 
 
+_QUOTED = re.compile(r"'([^']{3,200})'|\"([^\"]{3,200})\"")
+
+
+def highlight(answer: Any, reason: str) -> Markup:
+    """The answer, escaped, with the words the reason quotes (what made the template fail) marked."""
+    text = str(answer or "")
+    quoted = [q.rstrip("…").strip() for m in _QUOTED.finditer(reason or "") for q in m.groups() if q]
+    spans: list[tuple[int, int]] = []
+    folded = text.casefold()
+    for q in quoted:
+        at = folded.find(q.casefold()) if q else -1
+        if at >= 0:
+            spans.append((at, at + len(q)))
+    out, pos = [], 0
+    for start, end in sorted(spans):
+        if start < pos:
+            continue
+        out += [str(escape(text[pos:start])), f"<mark>{escape(text[start:end])}</mark>"]
+        pos = end
+    out.append(str(escape(text[pos:])))
+    return Markup("".join(out))
+
+
 def _num(value: Any, digits: int = 3) -> str:
     """A metric for display: rounded, or a dash when undefined."""
     try:
@@ -105,6 +130,7 @@ def render_html(data: ReportData, failures_limit: int = 500) -> str:
     env = Environment(loader=FileSystemLoader(Path(__file__).parent), autoescape=select_autoescape(["j2", "html"]),
                       trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = _num
+    env.filters["highlight"] = highlight
     template = env.get_template("report.html.j2")
     requirement_charts = [requirement_chart(data.summary)] if data.summary else []
     failures = data.failures(failures_limit)
