@@ -239,7 +239,10 @@ def _parser() -> argparse.ArgumentParser:
 
     au = sub.add_parser("augment", parents=[common], help="ask a model for variants of a template over contexts "
                         "and scenarios, written as library rows for human review")
-    au.add_argument("template_id", metavar="TEMPLATE_ID")
+    au.add_argument("template_id", metavar="TEMPLATE_ID", nargs="?",
+                    help="the template to vary; or give --from FILE to write new templates from scratch")
+    au.add_argument("--from", dest="plan", type=Path, metavar="FILE",
+                    help="an augmentation file (language, concerns, contexts, n, instructions): new templates")
     au.add_argument("--llm", required=True, metavar="SPEC", help="the model that writes the variants")
     au.add_argument("--templates", action="append", default=[], type=Path, metavar="PATH",
                     help="library file or folder holding the template (default: the shipped library)")
@@ -504,8 +507,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_augment(args: argparse.Namespace) -> int:
-    from langbite.augment import run_augment
+    from langbite.augment import run_augment, run_scratch
 
+    if args.plan is not None:
+        path, rows = run_scratch(args.plan, args.llm, out=args.out, use_cache=not args.no_cache)
+        print(f"{len(rows)} new template(s) written to {path} (source 'augmented from scratch': read, edit and keep "
+              "them before adding them to a library)")
+        return 0 if rows else 1
+    if args.template_id is None:
+        raise InputErrors.single("augment", "name a template to vary, or give --from FILE")
     path, rows = run_augment(args.template_id, args.llm, templates=args.templates, language=args.language,
                              contexts=args.contexts, only=args.context, n=args.n, out=args.out,
                              use_cache=not args.no_cache)
