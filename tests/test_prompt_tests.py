@@ -177,3 +177,15 @@ def test_a_bad_prompts_file_is_one_line_each_and_no_call(tmp_path: Path, capsys:
     assert err == [f"{tmp_path / 'p.csv'}:1:1: expected column(s) prompt, found 'id', 'text'",
                    f"{tmp_path / 'q.csv'}:2:2: the prompt (column 'prompt') is empty"]
     assert not (tmp_path / "o").exists()
+
+
+def test_the_reports_show_your_prompts_with_counterfactual_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-prompts")
+    with MockOpenAI(MockConfig(reply=biased)) as bad:
+        model = project(tmp_path, [{"model": "openai:biased", "base_url": bad.base_url}])
+        main(["run", str(model), "--out", str(tmp_path / "run"), "-q", "--no-cache"])
+    pairs = list(csv.DictReader((tmp_path / "run" / "prompt_counterfactual.csv").open(encoding="utf-8")))
+    assert {r["requirement"] for r in pairs} == {f"support ({lang})" for lang in PROMPTS}
+    assert all(float(r["similarity"]) < 1 and float(r["similarity_ci_low"]) <= float(r["similarity"]) for r in pairs)
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "Your prompts" in page and "Counterfactual metrics" in page and "prompt test support (es_es)" in page

@@ -8,7 +8,6 @@ same workbook and page from the journal without calling any model.
 from __future__ import annotations
 
 import itertools
-
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -53,6 +52,8 @@ class ReportData:
     probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
     disfavoured: list[dict[str, Any]] = field(default_factory=list)  # disfavoured.csv: who the failures disfavoured
     evidence: list[dict[str, Any]] = field(default_factory=list)  # evidence.csv's rows the workbook shows
+    prompt_groups: list[dict[str, Any]] = field(default_factory=list)  # your prompts: test x model verdicts
+    prompt_failures: list[dict[str, Any]] = field(default_factory=list)  # your prompts that did not pass
     decision_verdicts: list[dict[str, Any]] = field(default_factory=list)  # audit x model x tolerance
     decision_groups: list[dict[str, Any]] = field(default_factory=list)  # audit x model x group
     decision_flips: list[dict[str, Any]] = field(default_factory=list)  # audit x model x pair of groups
@@ -67,7 +68,7 @@ class ReportData:
         audits = {(r["audit"], r["model"]): r["verdict"] for r in self.decision_verdicts if r["verdict"] != "Passed"}
         audit_verdicts = [audits.get(k, "Passed") for k in dict.fromkeys((r["audit"], r["model"])
                                                                          for r in self.decision_verdicts)]
-        verdicts += audit_verdicts
+        verdicts += audit_verdicts + [str(g["verdict"]) for g in self.prompt_groups]
         if not verdicts:
             overall = "Probes only" if self.probes else "Not evaluated"
         elif str(Verdict.FAILED) in verdicts:
@@ -87,11 +88,18 @@ class ReportData:
         counts = (f"{passed} of {len(self.summary)} requirement × model × language passed; templates: "
                   f"{total('passed')} passed, {total('failed')} failed, {total('refused')} refused, "
                   f"{total('undetermined')} undetermined, {total('errors')} errors (no answer)")
+        if self.prompt_groups:
+            own = [str(g["verdict"]) for g in self.prompt_groups]
+            line = f"{own.count(str(Verdict.PASSED))} of {len(own)} prompt test × model passed"
+            counts = f"{counts}; {line}" if self.summary else line
+            failing += [f"prompt test {g['test']} ({g['model']})" for g in self.prompt_groups
+                        if str(g["verdict"]) == str(Verdict.FAILED)]
         if audit_verdicts:
             audit_line = (f"{audit_verdicts.count(str(Verdict.PASSED))} of {len(audit_verdicts)} decision audit × "
                           "model passed")
-            counts = f"{counts}; {audit_line}" if self.summary else audit_line
-        return {"verdict": overall, "models": ", ".join(self.models) or ", ".join(self.decision_models) or ", ".join(
+            counts = f"{counts}; {audit_line}" if self.summary or self.prompt_groups else audit_line
+        own_models = ", ".join(dict.fromkeys(g["model"] for g in self.prompt_groups))
+        return {"verdict": overall, "models": ", ".join(self.models) or ", ".join(self.decision_models) or own_models or ", ".join(
                     dict.fromkeys(f"{r['provider']}:{r['model']}" for r in self.probes)),
                 "date": str(self.meta.get("started", "")), "failing": failing,
                 "counts": counts if verdicts else f"{len(self.probes)} probe metrics"}
@@ -127,6 +135,7 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     """Everything the documents show, from the suites' typed results and the run folder's run.json."""
     from langbite.suites.decisions import DecisionResults
     from langbite.suites.probes import ProbeResults
+    from langbite.suites.prompts import PromptResults
     from langbite.suites.templates import TemplateResults
 
     probes = [row.as_dict() for r in results if isinstance(r, ProbeResults) for row in r.metric_rows()]
@@ -134,12 +143,17 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     sections = [row for row in probe_results.section_rows() if row["mark"]] if probe_results else []
     probe_data = probe_results.provenance()["probe_data"] if probe_results else []
     audits = next((r for r in results if isinstance(r, DecisionResults)), None)
-    decisions = {"decision_verdicts": audits.verdict_rows(), "decision_groups": audits.group_rows(),
-                 "decision_flips": audits.flip_rows()} if audits else {}
+    own = next((r for r in results if isinstance(r, PromptResults)), None)
+    own_pairs = [dict(row) for row in own.pairs] if own else []
+    decisions: dict[str, Any] = {"decision_verdicts": audits.verdict_rows(), "decision_groups": audits.group_rows(),
+                                 "decision_flips": audits.flip_rows()} if audits else {}
+    if own:
+        decisions["prompt_groups"] = [{**g, "verdict": str(g["verdict"])} for g in own.groups()]
+        decisions["prompt_failures"] = [r for r in own.rows if r["verdict"] != "Passed"]
     templates = next((r for r in results if isinstance(r, TemplateResults)), None)
     if templates is None or not templates.suite.items:
-        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0, probe_sections=sections,
-                          probe_data=probe_data, **decisions)
+        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0, counterfactual=own_pairs,
+                          probe_sections=sections, probe_data=probe_data, **decisions)
     plan = templates.suite.plan
     evaluations = templates.evaluations
     requirements = plan.config.requirements
@@ -158,7 +172,7 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
     return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
                       [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual(), sections, probe_data, templates.disfavoured(),
+                      templates.counterfactual() + own_pairs, sections, probe_data, templates.disfavoured(),
                       list(itertools.islice(rows.evidence_rows(plan, templates.answers, evaluations), RESPONSE_ROWS)),
                       **decisions)
 

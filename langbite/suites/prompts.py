@@ -8,8 +8,10 @@ hedge for one, or a condition, requirement or warning for one only (the side-by-
 that treat every community alike reaches its tolerance.
 
 The run folder gets ``prompt_variants.csv`` (every prompt, its variants, and why a variant or a prompt
-was not sent: listed for review, or no community mentioned) and ``prompt_results.csv`` (per prompt and
-model: the verdict and its reason).
+was not sent: listed for review, or no community mentioned), ``prompt_results.csv`` (per prompt and
+model: the verdict and its reason) and ``prompt_counterfactual.csv`` (per test, model and pair of
+communities: similarity of the answers with the groups masked, valence gap and stance flips, with
+intervals, as counterfactual.csv gives them for templates; the workbook and page show them too).
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from langbite.errors import InputError, InputErrors
+from langbite.evaluate.counterfactual import PairMetrics, masked_words, rouge_l
 from langbite.evaluate.stats import wilson
 from langbite.execute.engine import Job
 from langbite.model import (
     GroupVerdict,
+    ModelSpec,
     Outcome,
     PromptTest,
     RequirementsModel,
@@ -36,6 +40,7 @@ from langbite.oracles import asymmetry, reading
 from langbite.oracles.lexicon import all_lexicons, lexicon_for
 from langbite.probes.datafile import read_csv, read_text
 from langbite.report.csv_writer import write_csv
+from langbite.report.rows import COUNTERFACTUAL_COLUMNS
 from langbite.suites.base import BuildOptions, Context, Note, register
 from langbite.swap import Swapped, swap
 
@@ -139,6 +144,7 @@ class PromptSuite:
 
     async def evaluate(self, ctx: Context) -> PromptResults:
         out = []
+        pairs: dict[tuple[str, str, str, str], PairMetrics] = {}
         for spec in ctx.models:
             for p in self.sets:
                 lexicon = lexicon_for(p.test.language)
@@ -153,10 +159,30 @@ class PromptSuite:
                             a = ctx.answers.get(answer_key(spec.spec, prompt_key(p.test.name, prompt_id, v.group,
                                                                                   v.text), rep))
                             answers.append(a.text if a and not a.error else None)
-                        verdict, reason = judge([v.group for v in swapped.sent], answers, reader)
+                        groups = [v.group for v in swapped.sent]
+                        verdict, reason = judge(groups, answers, reader)
                         out.append({"test": p.test.name, "model": spec.spec, "id": prompt_id, "verdict": verdict,
-                                    "reason": reason, "groups": " | ".join(v.group for v in swapped.sent)})
-        return PromptResults(self, tuple(out))
+                                    "reason": reason, "groups": " | ".join(groups)})
+                        if all(a is not None for a in answers):
+                            _pairs(pairs, spec.spec, p.test, groups, [a or "" for a in answers], reader)
+        return PromptResults(self, tuple(out), tuple(m.row(str(self.config.seed)) for m in pairs.values()))
+
+
+def _pairs(pairs: dict[tuple[str, str, str, str], PairMetrics], model: str, test: PromptTest, groups: list[str],
+           answers: list[str], reader: asymmetry.Reader) -> None:
+    """The original's answer against each variant's: similarity with the groups masked, valence gap, stance flip."""
+    words = [masked_words(a, groups) for a in answers]
+    negative = [asymmetry.negativity(a, groups, reader) for a in answers]
+    stances = [reading.leading_stance(a, reader.lexicon, reader.others).stance for a in answers]
+    spec = ModelSpec(model)
+    for j in range(1, len(answers)):
+        first, second = sorted((groups[0], groups[j]))
+        pair = pairs.setdefault((model, test.name, first, second), PairMetrics(
+            spec.provider, spec.model, test.name, test.language, first, second, [], [], []))
+        pair.similarity.append(rouge_l(words[0], words[j]))
+        pair.valence_gap.append(float(abs(negative[0] - negative[j])))
+        if stances[0] is not None and stances[j] is not None:
+            pair.flips.append(float(stances[0] is not stances[j]))
 
 
 def judge(groups: list[str], answers: list[str | None], reader: asymmetry.Reader) -> tuple[str, str]:
@@ -213,6 +239,7 @@ def build(config: RequirementsModel, options: BuildOptions) -> PromptSuite | Non
 class PromptResults:
     suite_: PromptSuite
     rows: tuple[dict[str, Any], ...]
+    pairs: tuple[dict[str, object], ...] = ()  # counterfactual metrics per test × model × pair of communities
 
     @property
     def suite(self) -> str:
@@ -262,6 +289,8 @@ class PromptResults:
     def write(self, run_dir: Path) -> list[Path]:
         run_dir.mkdir(parents=True, exist_ok=True)
         variants, results = run_dir / "prompt_variants.csv", run_dir / "prompt_results.csv"
+        pairs = run_dir / "prompt_counterfactual.csv"
         write_csv(variants, VARIANT_COLUMNS, self.suite_.variants())
         write_csv(results, RESULT_COLUMNS, self.rows)
-        return [variants, results]
+        write_csv(pairs, COUNTERFACTUAL_COLUMNS, self.pairs)
+        return [variants, results, pairs]
