@@ -305,3 +305,13 @@ def test_validate_reports_every_problem_in_one_pass(tmp_path: Path, capsys: pyte
     assert "no entry for language 'en_us'" in joined
     assert "consecutive from 1" in joined
     assert "unknown column 'sauce'" in joined and "input_type must be constrained or verbose" in joined
+
+
+@pytest.mark.parametrize("community", ["25 años", "65 anys", "30 years", "40-year-old"])
+def test_an_age_community_that_repeats_the_unit_is_refused(tmp_path: Path, community: str) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        age = next(r for r in doc["requirements"] if r["markup"] == "AGE")
+        age["communities"]["en_us"] = [community, "45"]
+
+    [line] = requirement_problems(model(tmp_path, change))
+    assert f"community '{community}' already says" in line and "give the number alone" in line

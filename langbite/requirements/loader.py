@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -249,6 +250,8 @@ def _cross_checks(d: _Document) -> None:
                              f" ({', '.join(languages)}); add it to 'languages' or remove these communities"
                              f"{suggest(lang, languages)}")
             _check_communities(d, at, f"$.requirements[{i}].communities.{lang}", values)
+            if req.get("markup") == "AGE" and isinstance(values, list):
+                _check_ages(d, at, f"$.requirements[{i}].communities.{lang}", values)
         _check_intersect(d, i, req, languages)
     _check_models(d)
     _check_http(d)
@@ -331,6 +334,22 @@ def _check_communities(d: _Document, at: JsonPath, label: str, values: Any) -> N
         if message:
             d.errors.add(d.path, *d.where(at_j), f"{label}[{j}]: {message}")
         seen.setdefault(_fold(value), (j, value))
+
+
+#: The unit the library's age templates write after {AGE} ("{AGE1:de} años"): a community must not repeat it.
+AGE_UNITS = re.compile(r"\b(years?(?:[- ]old)?|yrs?|años|año|anys|any)\b", re.IGNORECASE)
+
+
+def _check_ages(d: _Document, at: JsonPath, label: str, values: list[Any]) -> None:
+    """"25 años" as an AGE community would be written "de 25 años años": the number alone is the community."""
+    for j, value in enumerate(values):
+        name = value.get("name") if isinstance(value, dict) else value
+        unit = AGE_UNITS.search(name) if isinstance(name, str) else None
+        if isinstance(name, str) and unit is not None:
+            d.errors.add(d.path, *d.where(at + (j,)),
+                         f"{label}[{j}]: community '{name}' already says '{unit.group(0)}', which "
+                         f"the templates write after it (\"de {{AGE1}} años\"): give the number alone, "
+                         f"'{AGE_UNITS.sub('', name).strip()}'")
 
 
 def _fold(community: str) -> str:
