@@ -12,8 +12,12 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, order=True)
@@ -44,6 +48,20 @@ class InputErrors(Exception):
     @classmethod
     def single(cls, path: str, message: str, line: int = 0, col: int = 0) -> InputErrors:
         return cls([InputError(path, line, col, message)])
+
+
+def every(items: Iterable[T], make: Callable[[T], R]) -> list[R]:
+    """``make(item)`` for every item, all items' input errors raised together (one run reports them all)."""
+    out: list[R] = []
+    errors: list[InputError] = []
+    for item in items:
+        try:
+            out.append(make(item))
+        except InputErrors as exc:
+            errors.extend(exc.errors)
+    if errors:
+        raise InputErrors(errors)
+    return out
 
 
 class ErrorCollector:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from langbite.errors import InputError, InputErrors
+from langbite.errors import InputErrors, every
 from langbite.execute.budget import price_of
 from langbite.execute.providers import DEFAULT_MODEL, resolve_spec
 from langbite.model import ModelSpec, RequirementsModel
@@ -75,16 +75,7 @@ def model_specs(config: RequirementsModel, options: RunOptions) -> tuple[ModelSp
     specs = with_system_prompts(specs, config, options)
     if options.base_url:
         specs = [dataclasses.replace(s, base_url=options.base_url) for s in specs]
-    errors: list[InputError] = []
-    resolved = []
-    for s in specs:
-        try:
-            resolved.append(resolve_spec(s))
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-    if errors:
-        raise InputErrors(errors)
-    return tuple(dict.fromkeys(resolved))
+    return tuple(dict.fromkeys(every(specs, resolve_spec)))
 
 
 def judge_spec(config: RequirementsModel) -> str | None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from langbite.errors import InputError, InputErrors, suggest
+from langbite.errors import InputError, InputErrors, every, suggest
 from langbite.model import ProbeEntry
 from langbite.probes.harness import expand
 from langbite.probes.params import Problem, explain, params_schema
@@ -134,15 +134,7 @@ def _check_marks(entry: ProbeEntry, probe: Probe) -> None:
 
 def _each(entries: tuple[ProbeEntry, ...], base: Path | None, make: Any) -> list[Any]:
     """``make(entry, base)`` for every entry, collecting every entry's errors before raising them together."""
-    out, errors = [], []
-    for entry in entries:
-        try:
-            out.append(make(entry, base))
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-    if errors:
-        raise InputErrors(errors)
-    return out
+    return every(entries, lambda entry: make(entry, base))
 
 
 def build_probes(entries: tuple[ProbeEntry, ...], base: Path | None = None, commercial: bool = False) -> list[Probe]:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from langbite.decisions.cases import CaseSet, DecisionPrompt, load_cases
 from langbite.decisions.metrics import ERROR_RATES, AuditMetrics, measure, outcomes
 from langbite.decisions.reading import Decision, read_decision
-from langbite.errors import InputErrors
+from langbite.errors import every
 from langbite.execute.engine import Job
 from langbite.model import (
     DECISION_TOLERANCES,
@@ -106,14 +106,7 @@ def build(config: RequirementsModel, options: BuildOptions) -> DecisionSuite | N
     """The decision suite of a requirements model with decision audits; every audit's problems at once."""
     if not config.decisions:
         return None
-    sets, errors = [], []
-    for audit in config.decisions:
-        try:
-            sets.append(load_cases(audit))
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-    if errors:
-        raise InputErrors(errors)
+    sets = every(config.decisions, load_cases)
     return DecisionSuite(config, tuple(sets), tuple(tuple(s.prompts()) for s in sets))
 
 

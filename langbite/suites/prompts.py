@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from langbite.errors import InputError, InputErrors
+from langbite.errors import InputError, InputErrors, every
 from langbite.evaluate.counterfactual import PairMetrics, masked_words, rouge_l
 from langbite.evaluate.stats import wilson
 from langbite.execute.engine import Job
@@ -221,18 +221,11 @@ def judge(groups: list[str], answers: list[str | None], reader: asymmetry.Reader
 def build(config: RequirementsModel, options: BuildOptions) -> PromptSuite | None:
     if not config.prompt_tests:
         return None
-    sets, errors = [], []
-    for test in config.prompt_tests:
-        try:
-            rows = load_prompts(test)
-        except InputErrors as exc:
-            errors.extend(exc.errors)
-            continue
-        sets.append(PromptSet(test, tuple((pid, swap(text, test.language, test.markup, test.communities))
-                                          for pid, text in rows)))
-    if errors:
-        raise InputErrors(errors)
-    return PromptSuite(config, tuple(sets))
+    def prompt_set(test: PromptTest) -> PromptSet:
+        return PromptSet(test, tuple((pid, swap(text, test.language, test.markup, test.communities))
+                                     for pid, text in load_prompts(test)))
+
+    return PromptSuite(config, tuple(every(config.prompt_tests, prompt_set)))
 
 
 @dataclass(frozen=True)
