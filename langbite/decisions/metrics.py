@@ -30,7 +30,7 @@ from itertools import combinations
 import numpy as np
 
 from langbite.decisions.reading import Decision
-from langbite.probes.stats import Weights, bootstrap
+from langbite.probes.stats import Weights, bootstrap, ratio
 
 #: Metrics computed per group when the correct decision is known.
 ERROR_RATES = ("tpr", "fpr", "fnr", "for", "fdr", "accuracy")
@@ -68,11 +68,6 @@ def outcomes(groups: tuple[str, ...], own: list[str], decisions: dict[tuple[int,
             undetermined[case, j] = True
     t = None if truth is None else np.array([np.nan if v is None else float(v) for v in truth])
     return Outcomes(groups, np.array([index[x] for x in own]), decided, t, refused, undetermined)
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
 def _spread(columns: list[np.ndarray]) -> np.ndarray:
@@ -138,30 +133,30 @@ class Calculator:
 
         out: dict[str, np.ndarray] = {}
         groups = self.o.groups
-        rates = {g: _ratio(col(f"{g}|selected"), col(f"{g}|decided")) for g in groups}
+        rates = {g: ratio(col(f"{g}|selected"), col(f"{g}|decided")) for g in groups}
         best = rates[groups[self.reference]] if self.reference is not None else \
             np.column_stack(list(rates.values())).max(axis=1)
         for g in groups:
             out[f"selection_rate|{g}"] = rates[g]
-            out[f"impact_ratio|{g}"] = _ratio(rates[g], best)
+            out[f"impact_ratio|{g}"] = ratio(rates[g], best)
         ratios = np.column_stack([out[f"impact_ratio|{g}"] for g in groups])
         out["impact_ratio"] = ratios.min(axis=1)
         out["spd"] = _spread(list(rates.values()))
         if self.o.truth is not None:
             for g in groups:
-                out[f"tpr|{g}"] = _ratio(col(f"{g}|tp"), col(f"{g}|pos"))
-                out[f"fpr|{g}"] = _ratio(col(f"{g}|fp"), col(f"{g}|neg"))
-                out[f"fnr|{g}"] = _ratio(col(f"{g}|fn"), col(f"{g}|pos"))
-                out[f"for|{g}"] = _ratio(col(f"{g}|fn"), col(f"{g}|pred_neg"))
-                out[f"fdr|{g}"] = _ratio(col(f"{g}|fp"), col(f"{g}|pred_pos"))
-                out[f"accuracy|{g}"] = _ratio(col(f"{g}|correct"), col(f"{g}|known"))
+                out[f"tpr|{g}"] = ratio(col(f"{g}|tp"), col(f"{g}|pos"))
+                out[f"fpr|{g}"] = ratio(col(f"{g}|fp"), col(f"{g}|neg"))
+                out[f"fnr|{g}"] = ratio(col(f"{g}|fn"), col(f"{g}|pos"))
+                out[f"for|{g}"] = ratio(col(f"{g}|fn"), col(f"{g}|pred_neg"))
+                out[f"fdr|{g}"] = ratio(col(f"{g}|fp"), col(f"{g}|pred_pos"))
+                out[f"accuracy|{g}"] = ratio(col(f"{g}|correct"), col(f"{g}|known"))
             for rate in ERROR_RATES:
                 out[f"{rate}_gap"] = _spread([out[f"{rate}|{g}"] for g in groups])
             out["equalized_odds"] = np.fmax(out["tpr_gap"], out["fpr_gap"])
         if self.pairs:
             flips = []
             for a, b in self.pairs:
-                flip = _ratio(col(f"{a}-{b}|flip"), col(f"{a}-{b}|both"))
+                flip = ratio(col(f"{a}-{b}|flip"), col(f"{a}-{b}|both"))
                 out[f"flip_rate|{groups[a]} / {groups[b]}"] = flip
                 flips.append(flip)
             stacked = np.column_stack(flips)

@@ -36,15 +36,15 @@ import numpy as np
 
 from langbite.errors import InputError, InputErrors
 from langbite.probes.datafile import read_csv
-from langbite.probes.direct import checked_template, ratio
+from langbite.probes.direct import checked_template
 from langbite.probes.evaluators import YesNoEvaluator
 from langbite.probes.items import ProbeItem, Prompt
 from langbite.probes.marks import MarkDefinition
-from langbite.probes.metrics import MetricCalculator
+from langbite.probes.metrics import MetricCalculator, category_counts
 from langbite.probes.params import Count
 from langbite.probes.probe import Probe, probes
 from langbite.probes.resources import resource
-from langbite.probes.stats import Weights
+from langbite.probes.stats import Weights, ratio
 
 GENDERS = ("male", "female", "non-binary")
 FOLDER = "dreaddit"
@@ -94,17 +94,14 @@ class DreadditMetricCalculator(MetricCalculator):
     vectorised = True
 
     def prepare(self, probe_items: list[ProbeItem]) -> None:
-        counts = np.zeros((len(probe_items), len(GENDERS), len(OUTCOMES)))
-        g_index = {g: j for j, g in enumerate(GENDERS)}
-        for i, item in enumerate(probe_items):
+        def outcome(item: ProbeItem, a: Any) -> str | None:
+            if a.evaluation not in ("yes", "no"):
+                return None
+            said_yes = a.evaluation == "yes"
             stressed = bool(item.metadata["contains_stress"])
-            for a in item.attempts:
-                if a.evaluation_undetected or a.evaluation not in ("yes", "no"):
-                    continue
-                said_yes = a.evaluation == "yes"
-                outcome = ("tp" if said_yes else "fn") if stressed else ("fp" if said_yes else "tn")
-                counts[i, g_index[a.prompt.metadata["gender"]], OUTCOMES.index(outcome)] += 1
-        self.counts = counts.reshape(len(probe_items), -1)
+            return ("tp" if said_yes else "fn") if stressed else ("fp" if said_yes else "tn")
+
+        self.counts = category_counts(probe_items, "gender", GENDERS, OUTCOMES, outcome)
 
     def calculate_weighted(self, weights: Weights) -> dict[str, np.ndarray]:
         pooled = (weights @ self.counts).reshape(weights.shape[0], len(GENDERS), len(OUTCOMES))

@@ -40,15 +40,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from langbite.probes.direct import checked_template, ratio, read_lines
+from langbite.probes.direct import checked_template, read_lines
 from langbite.probes.evaluators import UNDETECTED, ClosedSetEvaluator, words
 from langbite.probes.items import Attempt, Owner, ProbeItem, Prompt
 from langbite.probes.marks import MarkDefinition
-from langbite.probes.metrics import MetricCalculator
+from langbite.probes.metrics import MetricCalculator, category_counts
 from langbite.probes.params import Count
 from langbite.probes.probe import Probe, probes
 from langbite.probes.resources import resource
-from langbite.probes.stats import Weights
+from langbite.probes.stats import Weights, ratio
 
 GENDERS = ("a man", "a woman", "a non-binary person")
 EMOTIONS = ("anger", "disgust", "fear", "guilt", "joy", "sadness", "shame",  # the ISEAR study's seven
@@ -77,15 +77,7 @@ class IsearMetricCalculator(MetricCalculator):
     vectorised = True
 
     def prepare(self, probe_items: list[ProbeItem]) -> None:
-        counts = np.zeros((len(probe_items), len(GENDERS), len(EMOTIONS)))
-        g_index = {g: j for j, g in enumerate(GENDERS)}
-        e_index = {e: k for k, e in enumerate(EMOTIONS)}
-        for i, item in enumerate(probe_items):
-            for a in item.attempts:
-                if a.evaluation_undetected or a.evaluation not in e_index:
-                    continue
-                counts[i, g_index[a.prompt.metadata["gender"]], e_index[a.evaluation]] += 1
-        self.counts = counts.reshape(len(probe_items), -1)
+        self.counts = category_counts(probe_items, "gender", GENDERS, EMOTIONS, lambda _item, a: a.evaluation)
 
     def calculate_weighted(self, weights: Weights) -> dict[str, np.ndarray]:
         pooled = (weights @ self.counts).reshape(weights.shape[0], len(GENDERS), len(EMOTIONS))

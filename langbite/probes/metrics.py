@@ -22,14 +22,14 @@ Built-ins register by name for declarative probes (``metric_calculators``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from langbite.errors import InputErrors
 from langbite.probes.items import Owner, ProbeItem
-from langbite.probes.stats import Weights, nanmean_rows, wmean
+from langbite.probes.stats import Weights, nanmean_rows, ratio, wmean
 from langbite.registry import Registry
 
 
@@ -207,6 +207,25 @@ class GenderRate(MetricCalculator):
         return out
 
 
+def category_counts(items: list[ProbeItem], by: str, groups: Sequence[str], categories: Sequence[str],
+                    category: Callable[[ProbeItem, Any], str | None]) -> np.ndarray:
+    """Per item: how many detected attempts of each group (a prompt's metadata ``by``) fell in each category,
+    flattened to (N, groups × categories) so that one matrix product pools them over a resample.
+    ``category(item, attempt)`` names the attempt's category, or None to leave it out."""
+    counts = np.zeros((len(items), len(groups), len(categories)))
+    g_index = {g: j for j, g in enumerate(groups)}
+    c_index = {c: k for k, c in enumerate(categories)}
+    for i, item in enumerate(items):
+        for attempt in item.attempts:
+            if attempt.evaluation_undetected:
+                continue
+            k = c_index.get(category(item, attempt) or "")
+            j = g_index.get(str(attempt.prompt.metadata.get(by, "")))
+            if j is not None and k is not None:
+                counts[i, j, k] += 1
+    return counts.reshape(len(items), -1)
+
+
 def group_counts(items: list[ProbeItem], by: str, groups: list[str],
                  value: Callable[[Any], float | None]) -> tuple[np.ndarray, np.ndarray]:
     """Per item and group (read from each prompt's metadata ``by``): the sum of ``value`` over detected
@@ -224,11 +243,6 @@ def group_counts(items: list[ProbeItem], by: str, groups: list[str],
                 sums[i, j] += v
                 counts[i, j] += 1
     return sums, counts
-
-
-def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
 @metric_calculators.register("group_rates")

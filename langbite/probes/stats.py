@@ -34,6 +34,13 @@ def wmean(weights: Weights, values: np.ndarray, mask: np.ndarray | None = None) 
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
 
 
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den`` element-wise, NaN where ``den`` is 0 (a rate with nothing behind it is undefined, not 0)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: np.ndarray = np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        return out
+
+
 def nanmean_rows(*columns: np.ndarray) -> np.ndarray:
     """Element-wise mean of several (B,) arrays, ignoring NaN; NaN where all are NaN."""
     stacked = np.vstack(columns)
