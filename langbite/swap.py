@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from langbite.library.communities import merge, render, shipped
+from langbite.library.communities import NAME_FORM, merge, render, shipped
 from langbite.model import Community
 
 #: Gendered words per language: (male, female); swapped both ways. Ambiguous ones (es "mujer" is also
@@ -111,9 +111,8 @@ def _pattern(surfaces: list[str]) -> re.Pattern[str] | None:
 
 def _render(language: str, markup: str, community: str, form: str | None) -> str | None:
     c = merge(Community(community), markup, language)
-    if form and form.startswith("name:"):
-        i = int(form.split(":")[1])
-        return c.names[i % len(c.names)] if c.names else None
+    if form and form.startswith("name:"):  # the i-th name of a community stands for the i-th of another
+        return render(c, NAME_FORM, language, int(form.split(":")[1]))
     return render(c, form, language)
 
 
