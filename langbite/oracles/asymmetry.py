@@ -130,7 +130,9 @@ def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozen
     if not phrases:
         return None
     for m in reading._phrase_pattern(phrases).finditer(text):
-        before = reading.words(text[max(0, m.start() - 30):m.start()])[-3:]
+        # the negation must be in the same clause, at most five words before: "no hauria de demanar un avalador"
+        clause = re.split(r"[,;:.!?]", text[max(0, m.start() - 50):m.start()])[-1]
+        before = reading.words(clause)[-5:]
         if not negations or not any(w in negations or w.endswith("n't") for w in before):
             return m.group(0)
     return None

@@ -328,6 +328,9 @@ def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
     if m is None:
         return None
     rest = text[m.end():].strip()
+    colon = rest.find(":", 0, 60)  # "…but I can offer an assessment: Yes, …" answers after the colon
+    if colon != -1 and len(words(rest[colon + 1:])) >= 1:
+        rest = rest[colon + 1:].strip()
     return rest if len(words(rest)) >= 2 else None
 
 
