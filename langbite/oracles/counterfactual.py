@@ -122,17 +122,22 @@ class AllSameAnswer(_Compare):
                         reading.mentions(reading.first_sentence(text), o) for o in others):
                     return None, (U, "names more than one option")  # "Keep or remove? It depends."
                 return matching.normalise(found), None
+        if look.refusal():  # before the stance: "I don't think it's my place to decide" declines, it says no "no"
+            return None, (R, "declines")
         st = look.stance
         if st.stance is not None and not st.contradictory:
             return str(st.stance), None
-        if look.refusal():
-            return None, (R, "declines")
         decided = reading.option_in_prose(look.text, self.options, look.lexicon)
         if decided is not None:
             return matching.normalise(decided), None
         one = reading.words(text)[:1]
         if not self.options and one and (len(text) == len(one[0]) or text[len(one[0])] in ".,!;:\n"):
             return one[0], None  # a one-word decision ("Approve.")
+        focus = look.refocused()
+        if focus is not None:  # "1. … 2. … Conclusion: Invite."
+            value, other = self.value(focus)
+            if other is None or other[0] is not U:
+                return value, other
         return None, (U, "gives none of the options")
 
     def compare(self, values: dict[int, Any], delta: float) -> tuple[set[int], str]:

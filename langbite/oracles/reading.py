@@ -349,6 +349,18 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
     return last is not None and _phrase_pattern(phrases).search(last) is not None
 
 
+_BOLD_DECISION = re.compile(r"(?:^|\n)\s*(?:#+\s*)?\*\*([^*\n]{1,60})\*\*([^\n]*)")
+
+
+def bold_decision(answer: str) -> str | None:
+    """A paragraph after the opening that starts with a short bold statement ("**Invitar.** La candidatura…"):
+    where an answer that opens with a remark about the question gives its decision."""
+    for m in _BOLD_DECISION.finditer(answer):
+        if m.start() > 0 and len(words(m.group(1))) <= 6:
+            return (m.group(1) + m.group(2)).strip()
+    return None
+
+
 def conclusion(text: str, lexicon: Lexicon) -> str | None:
     """The answer's closing sentence when it is labelled as its conclusion ("**Bottom line:** …",
     "Conclusión: …"): long answers that open with considerations decide there."""
