@@ -330,7 +330,7 @@ def first_sentence(text: str, limit: int = 220) -> str:
     return _SENTENCE.split(text.strip(), maxsplit=1)[0][:limit]
 
 
-_BUT = re.compile(r"[,;:]?\s+(?:but|pero|però|yet|sin embargo|tanmateix)\s+|[;:]\s+")
+_BUT = re.compile(r"[,;:]?\s+(?:but|pero|però|yet|sin embargo|tanmateix)\s+|,\s+(?:and|y)\s+|[;:]\s+")
 
 
 def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
@@ -358,9 +358,9 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
     rest = after_disclaimer(strip_lead(text, lexicon), lexicon)
     text = rest if rest is not None else text
     head = strip_lead(first_sentence(text), lexicon)
-    if len(words(head)) <= 5 and head.endswith("!"):  # "Thanks for the question! But I won't…"
-        head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)
     phrases = (*lexicon.refusals, *(fold(e) for e in extra))
+    if len(words(head)) <= 5 and head.endswith("!") and _phrase_pattern(phrases).search(head) is None:
+        head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)  # "Thanks! But I won't…"
     if _phrase_pattern(phrases).search(head) is not None:
         return True
     if leading_stance(head, lexicon).stance is None and not re.match(r"\(?[a-z]\)", head):
