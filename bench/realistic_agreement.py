@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +39,21 @@ def load(*, stale: bool = False) -> list[dict[str, Any]]:
     return [i for i in items if stale or "stale" not in i]
 
 
+@lru_cache(maxsize=1)
+def library() -> dict[tuple[str, str], str]:
+    """The shipped templates' predictions by (language, template id): an item is read with its template's
+    prediction as the library has it today (a prediction corrected since the answers were written applies)."""
+    from langbite.library.templates import load_library
+    from langbite.resources import default_template_files
+
+    lib = load_library(default_template_files(), strict=True)
+    return {(t.language, t.template_id): t.oracle_prediction.text for t in lib.templates}
+
+
 def verdict(item: dict[str, Any]) -> tuple[str, str]:
     """(langbite's template verdict, its reason) for one corpus item."""
-    prediction = parse_prediction(json.dumps(item["oracle_prediction"]))
+    text = library().get((item["language"], item.get("template_id", "")), json.dumps(item["oracle_prediction"]))
+    prediction = parse_prediction(text)
     if not isinstance(prediction, Prediction):
         raise ValueError(f"{item['id']}: invalid prediction {prediction}")
     case = Case(answers=tuple(item["answers"]), language=item["language"], prompts=tuple(item["prompts"]),
