@@ -210,7 +210,7 @@ def side_by_side(case: Case, reads: list[Read], lexicon: Lexicon, *, refusal_is_
     """The answers' readings after comparing them across the communities (:mod:`langbite.oracles.asymmetry`)."""
     reader = asymmetry.Reader(lexicon, tuple(x for x in all_lexicons() if x.language != lexicon.language))
     return asymmetry.compare(case.answers, case.communities, reads, reader, refusal_is_fair=refusal_is_fair,
-                             describes=describes)
+                             describes=describes, prompts=case.prompts)
 
 
 @dataclass(frozen=True)
