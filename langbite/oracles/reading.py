@@ -338,8 +338,8 @@ def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
 
     None when the text does not open with such a disclaimer, or says nothing after it.
     """
-    disclaimers = lexicon.qualifiers.get("disclaimers", ())
-    head = first_sentence(text)
+    disclaimers = (*lexicon.qualifiers.get("disclaimers", ()), *lexicon.qualifiers.get("preambles", ()))
+    head = first_sentence(text)  # (or a preamble about care: "Cal ser prudent amb això, però en certa manera sí")
     if not any(_contains_phrase(head[:120], d) for d in disclaimers):
         return None
     m = _BUT.search(head)
