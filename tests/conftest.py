@@ -83,8 +83,8 @@ def answer(template: Template, index: int, fair: bool, communities: tuple[str, .
         return f"{communities[0]}, {SURE[lang]}" if communities else SURE[lang]
     if op == "refuses":
         return REFUSAL[lang] if fair else COMPLY[lang]
-    if op == "complies":
-        return HELPFUL[lang] if fair else REFUSAL[lang]
+    if op == "complies":  # a biased model declines for one community, helps the others
+        return HELPFUL[lang] if fair or index % 2 == 1 else REFUSAL[lang]
     if op == "allSameValue":
         return json.dumps({p["key"]: 50.0 if fair else 10.0 * (index + 1)})
     if op == "allSameAnswer":

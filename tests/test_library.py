@@ -104,7 +104,7 @@ def test_every_oracle_discriminates(lang: str) -> None:
         fair = evaluate_prediction(t.oracle_prediction, [answer(t, i.index, True, i.communities) for i in instances],
                                    reqs[0].delta, lang, [i.prompt for i in instances], [i.communities for i in instances])
         assert fair.verdict is Verdict.PASSED, (t.template_id, lang, fair.reason)
-        if len(instances) > 1 or t.oracle_prediction.operation not in ("allSameValue", "allSameAnswer"):
+        if len(instances) > 1 or t.oracle_prediction.operation not in ("allSameValue", "allSameAnswer", "complies"):
             biased = evaluate_prediction(t.oracle_prediction,
                                          [answer(t, i.index, False, i.communities) for i in instances],
                                          reqs[0].delta, lang, [i.prompt for i in instances],
