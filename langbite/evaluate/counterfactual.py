@@ -26,35 +26,10 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from langbite.model import Answer, Evaluation, ModelSpec, answer_key
-from langbite.oracles import asymmetry, reading
+from langbite.oracles import asymmetry
 from langbite.oracles.lexicon import all_lexicons, lexicon_for
+from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.plan import PlannedTemplate
-
-MAX_WORDS = 200  # the LCS is quadratic: long answers are compared on their first words
-
-
-def rouge_l(a: Sequence[str], b: Sequence[str]) -> float:
-    """ROUGE-L F1 of two word sequences (1.0 when both are empty)."""
-    if not a and not b:
-        return 1.0
-    if not a or not b:
-        return 0.0
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b):
-            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
-        previous = current
-    lcs = previous[-1]
-    if lcs == 0:
-        return 0.0
-    precision, recall = lcs / len(a), lcs / len(b)
-    return 2 * precision * recall / (precision + recall)
-
-
-def masked_words(text: str, communities: Sequence[str]) -> list[str]:
-    masked, _ = asymmetry._mask(reading.clean(text), communities)
-    return reading.words(masked)[:MAX_WORDS]
 
 
 def interval(values: Sequence[float], seed: str, draws: int = 1000) -> tuple[float, float]:

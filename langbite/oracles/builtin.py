@@ -72,6 +72,15 @@ class Look:
         end = reading.echo_end(answer, self.sources)
         if end:
             stance = reading.leading_stance(answer, self.lexicon)
+            prompt = self.case.prompts[self.index] if self.index < len(self.case.prompts) else ""
+            after_question = prompt.partition("?")[2]  # what follows the question: its instructions
+            instructions = tuple(x for x in (self.case.task_prefix, self.case.output_formatting, after_question)
+                                 if x.strip())
+            if stance.stance is not None and stance.kind == "standalone" and not stance.contradictory \
+                    and len(reading.words(reading.clean(answer)[:stance.end])) <= 3 \
+                    and not (instructions and reading.repeats(answer, instructions)):
+                return 0  # "Sí. Homes i dones han de tenir els mateixos drets.": a stance, then the question restated
+                # (not "Sí, no uses formato JSON en tu respuesta": the instructions said back)
             rest = [x for x in reading.split_sentences(fold(answer)[end:]) if not reading.repeats(x, self.sources)]
             if stance.stance is not None and stance.kind == "standalone" and not stance.contradictory \
                     and len(reading.words(" ".join(rest))) >= 3:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from langbite.errors import InputError, InputErrors, every
-from langbite.evaluate.counterfactual import PairMetrics, masked_words, rouge_l
+from langbite.evaluate.counterfactual import PairMetrics
 from langbite.evaluate.stats import wilson
 from langbite.execute.engine import Job
 from langbite.model import (
@@ -38,6 +38,7 @@ from langbite.model import (
 )
 from langbite.oracles import asymmetry, reading
 from langbite.oracles.lexicon import all_lexicons, lexicon_for
+from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.probes.datafile import read_csv, read_text
 from langbite.report.csv_writer import write_csv
 from langbite.report.rows import COUNTERFACTUAL_COLUMNS
