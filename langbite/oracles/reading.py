@@ -204,6 +204,23 @@ def repeats(text: str, sources: tuple[str, ...], run: int = 5) -> bool:
     return False
 
 
+#: Words an answer cannot end on when it is whole (English, Spanish, Catalan): "…the question asks which".
+_DANGLING = frozenset({"which", "the", "a", "an", "of", "to", "and", "or", "but", "that", "with", "for", "because",
+                       "que", "de", "del", "la", "el", "los", "las", "y", "o", "pero", "con", "para", "porque",
+                       "les", "els", "i", "amb", "per", "perquè", "però", "on", "donde", "cual", "qual"})
+
+
+def cut_off(text: str) -> bool:
+    """The answer stops mid-sentence: it ends on a comma or colon, or on a word no whole sentence ends on."""
+    tail = text.rstrip().rstrip("*_` ")
+    if not tail or len(words(tail)) < 6:
+        return False
+    if tail[-1] in ",:;":
+        return True
+    last = words(tail)[-1] if tail[-1].isalpha() else ""
+    return last in _DANGLING
+
+
 def restates(text: str, sources: tuple[str, ...], share: float = 0.75) -> bool:
     """Most of the answer's words come from the prompt or its instructions ("Objective: write a short note for
     the team. Length: two or three sentences."): the request said back, not fulfilled."""
