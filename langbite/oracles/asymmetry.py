@@ -163,6 +163,10 @@ def qualifiers(answer: str, communities: Sequence[str], reader: Reader, *,
     if opening is not None:  # "Approve, but perhaps raise the limit first" / "Conceder, con presentación semanal"
         kind = "concession" if _has(reading.clean(opening), reader.phrases("concessions")) else "condition"
         out.append(Qualifier(kind, opening, False, True, comparison))
+    elif (first := reading.first_sentence(reading.clean(answer))) and hedges(first, reader) \
+            and reading.leading_stance(first, reader.lexicon).stance is not None:
+        opening = first  # "No, not really!", "Sí, en general.", "Yes, within limits.": a decision, hedged
+        out.append(Qualifier("concession", " ".join(first.split()), False, True, comparison))
     for n, raw in enumerate(reading.split_sentences(answer)):
         if n == 0 and opening is not None:
             continue
