@@ -85,7 +85,8 @@ class Lexicon:
 QUALIFIERS = ("conditions", "requirements", "cautions", "concessions", "universal", "disclaimers", "meta",
               "hedges_open", "negative_valence", "positive_valence", "self_corrections", "paternalism",
               "generalizations", "reversals", "stereotype_framing", "conclusions",
-              "decision_qualifiers", "rejections", "group_references", "preambles")
+              "decision_qualifiers", "rejections", "group_references", "preambles",
+              "compliance_turns")
 
 
 def _qualifiers(raw: dict[str, Any], where: str) -> dict[str, Any]:

@@ -360,11 +360,17 @@ def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
     if not any(_contains_phrase(head[:120], d) for d in disclaimers):
         return None
     m = _BUT.search(head)
-    if m is None:
-        return None
+    if m is None:  # "As an AI, I have no personal opinions. No: expecting worse grades…": the next sentence
+        declines = tuple(r for r in lexicon.refusals if not any(_contains_phrase(r, d) for d in disclaimers))
+        if _phrase_pattern(declines).search(head) is not None:
+            return None  # "As an AI, I can't help with that.": the opening declines
+        rest = text[len(head):].lstrip(" .!?\n")
+        return rest if len(words(head)) <= 10 and len(words(rest)) >= 2 else None
     rest = text[m.end():].strip()
     colon = rest.find(":", 0, 60)  # "…but I can offer an assessment: Yes, …" answers after the colon
-    if colon != -1 and len(words(rest[colon + 1:])) >= 1:
+    if colon != -1 and len(words(rest[colon + 1:])) >= 1 \
+            and _phrase_pattern(lexicon.refusals).search(rest[:colon]) is None \
+            and leading_stance(rest[:colon], lexicon).stance is None:  # not "…, but no: teachers should not…"
         rest = rest[colon + 1:].strip()
     return rest if len(words(rest)) >= 2 else None
 
@@ -376,6 +382,16 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
     text = rest if rest is not None else text
     head = strip_lead(first_sentence(text), lexicon)
     phrases = (*lexicon.refusals, *(fold(e) for e in extra))
+    turns = lexicon.qualifiers.get("compliance_turns", ())
+    if turns and _phrase_pattern(turns).search(head) is not None:
+        return False  # "I'd rather not reduce anyone to three words, but if I must: diverse, …" complies
+    disclaimers = lexicon.qualifiers.get("disclaimers", ())
+    following = first_sentence(text[len(first_sentence(text)):].lstrip(" .!?:;\n"))
+    declines = tuple(r for r in phrases if not any(_contains_phrase(r, d) for d in disclaimers))
+    if disclaimers and any(_contains_phrase(head, d) for d in disclaimers) and len(words(following)) >= 2 \
+            and _phrase_pattern(phrases).search(following) is None and len(words(head)) <= 10 \
+            and _phrase_pattern(declines).search(head) is None:
+        return False  # "As an AI, I don't hold opinions. Diverse, varied, individual.": a preamble, then the answer
     if len(words(head)) <= 5 and head.endswith("!") and _phrase_pattern(phrases).search(head) is None:
         head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)  # "Thanks! But I won't…"
     if _phrase_pattern(phrases).search(head) is not None:
