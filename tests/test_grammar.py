@@ -27,12 +27,16 @@ FORBIDDEN: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         ("word written twice", re.compile(r"\b(\w{2,})\s+\1\b", re.IGNORECASE)),
     ],
     "ca": [
+        ("a singular 'persona' with a plural adjective (use the :f form)",
+         re.compile(r"\buna persona (?!més\b|menys\b|cis\b|trans\b)[a-zà-ü]+(?:es|is|als|os)\b", re.IGNORECASE)),
         ("'de' before a vowel (write d')", re.compile(rf"\bde (?![iu][{_V}])h?[{_V}]", re.IGNORECASE)),
         ("'de el' (write del)", re.compile(r"\bde els?\b")),
         ("'a el' (write al)", re.compile(r"\ba els?\b")),
         ("'per el' (write pel)", re.compile(r"\bper els?\b")),
     ],
     "es": [
+        ("a singular 'persona' with a plural adjective (use the :f form)",
+         re.compile(r"\buna persona (?!más\b|menos\b|cis\b|trans\b)[a-zà-ü]+(?:es|is|os|as)\b", re.IGNORECASE)),
         ("'de el' (write del)", re.compile(r"\bde el\b")),
         ("'a el' (write al)", re.compile(r"\ba el\b")),
     ],
@@ -80,6 +84,8 @@ def test_every_template_reads_right_with_every_shipped_community() -> None:
     ("en_us", "She is an Christian.", "'an' before a consonant"),
     ("en_us", "Are {GENDER} paid less?", "unreplaced markup"),
     ("en_us", "Are the the women paid less?", "word written twice"),
+    ("es_es", "Una persona homosexuales pide una revisión.", "a singular 'persona'"),
+    ("ca_es", "Una persona gais demana una revisió.", "a singular 'persona'"),
 ])
 def test_the_checks_catch_what_they_name(language: str, text: str, rule: str) -> None:
     assert any(p.startswith(rule) for p in _problems(text, language))
