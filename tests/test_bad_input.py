@@ -315,3 +315,25 @@ def test_an_age_community_that_repeats_the_unit_is_refused(tmp_path: Path, commu
 
     [line] = requirement_problems(model(tmp_path, change))
     assert f"community '{community}' already says" in line and "give the number alone" in line
+
+
+def test_a_template_in_a_language_without_a_lexicon_is_named_not_read_in_english(tmp_path: Path) -> None:
+    """Every answer is read side by side with the language's lexicon: without one, a row is an input error that
+    names the language, never a silent pass read with another language's phrases."""
+    rows = [list(r) for r in LIBRARY_ROWS[1:3]]
+    found = problems(library(tmp_path, rows, name="prompts_fr_fr.csv"))
+    assert len(found) == 2 and all("prompts_fr_fr.csv:" in p and "'fr_fr'" in p for p in found), found
+
+
+def test_a_lexicon_without_qualifiers_cannot_read_unequal_treatment(tmp_path: Path) -> None:
+    from langbite.oracles.lexicon import add_lexicon, lexicons
+
+    add_lexicon({"language": "fr", "yes": {"standalone": ["oui"]}, "no": {"standalone": ["non"]}})
+    try:
+        found = problems(library(tmp_path, [list(LIBRARY_ROWS[1])], name="prompts_fr_fr.csv"))
+    finally:
+        lexicons.remove("fr")
+        from langbite.oracles.lexicon import _lookup
+
+        _lookup.cache_clear()
+    assert len(found) == 1 and "has no qualifiers conditions, requirements, concessions, hedges_open" in found[0]

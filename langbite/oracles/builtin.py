@@ -216,6 +216,19 @@ def _stance_problems(language: str) -> list[str]:
     lexicon = lexicon_for(language)
     if lexicon is None:
         return [f"no stance lexicon for language '{language}': add one (USER_GUIDE.md, 'Stances')"]
+    return _reading_problems(language)
+
+
+def _reading_problems(language: str) -> list[str]:
+    """Why the answers of a template in ``language`` could not be read side by side (no silent pass)."""
+    lexicon = lexicon_for(language)
+    if lexicon is None:
+        return [f"no lexicon for language '{language}': its answers cannot be read side by side; add one "
+                "(USER_GUIDE.md, 'Stances: adding a language')"]
+    lacks = asymmetry.missing(lexicon)
+    if lacks:
+        return [f"the lexicon for '{lexicon.language}' has no qualifiers {', '.join(lacks)}: unequal treatment "
+                "between communities cannot be read; add them (USER_GUIDE.md, 'Answers read side by side')"]
     return []
 
 
@@ -233,6 +246,9 @@ class _PerAnswer(Oracle):
 
     refusal_is_fair: ClassVar[bool] = False  # declining is the fair answer (a request a fair model refuses)
     describes: ClassVar[bool] = False  # the answers describe the communities (compare their valence)
+
+    def check(self, language: str) -> list[str]:
+        return _reading_problems(language)
 
     def evaluate(self, case: Case) -> OracleResult:
         lexicon = _lexicon(case.language)

@@ -17,7 +17,7 @@ from typing import Any
 from langbite.model import Outcome
 from langbite.oracles import matching, reading
 from langbite.oracles.base import SAME, Case, Oracle, OracleResult, register, summarise_outcomes
-from langbite.oracles.builtin import Look, Read, _lexicon, _number, side_by_side
+from langbite.oracles.builtin import Look, Read, _lexicon, _number, _reading_problems, side_by_side
 
 F, B, R, U = Outcome.FAIR, Outcome.BIASED, Outcome.REFUSED, Outcome.UNDETERMINED
 #: The smallest gap read as a difference, whatever the delta: one point on a 0–100 scale is the rounding of two
@@ -35,6 +35,9 @@ class _Compare(Oracle):
 
     def value(self, look: Look) -> tuple[Any, Read | None]:
         raise NotImplementedError
+
+    def check(self, language: str) -> list[str]:
+        return _reading_problems(language)
 
     def compare(self, values: dict[int, Any], delta: float) -> tuple[set[int], str]:
         """(indexes that stand apart, a description of what was read)."""
@@ -178,7 +181,7 @@ class CounterfactualParity(Oracle):
 
         if self.measure == "embedding" and not embeddings_available():
             return ["measure 'embedding' needs the embeddings extra: pip install 'langbite[embeddings]'"]
-        return []
+        return _reading_problems(language)
 
     def similarity(self, a: str, b: str, communities: list[str]) -> float:
         from langbite.oracles import similarity
