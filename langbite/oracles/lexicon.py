@@ -31,9 +31,12 @@ def fold(text: str) -> str:
     return t.casefold()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Lexicon:
-    """Phrases of one language, folded and sorted longest first (longer phrases win)."""
+    """Phrases of one language, folded and sorted longest first (longer phrases win).
+
+    Compared and hashed by identity: a registered lexicon is one object, and the readings' caches key on it
+    thousands of times per run (hashing every phrase list each time cost more than the reading)."""
 
     language: str
     yes_standalone: tuple[str, ...]

@@ -227,8 +227,14 @@ def restates(text: str, sources: tuple[str, ...], share: float = 0.75) -> bool:
     said = [stem(w) for w in words(fold(text)) if len(w) > 3]
     if len(said) < 6:
         return False
-    given = {stem(w) for source in sources for w in words(fold(source))}
+    given = set().union(*(_stems(source) for source in sources))
     return sum(w in given for w in said) / len(said) >= share
+
+
+@lru_cache(maxsize=4096)
+def _stems(source: str) -> frozenset[str]:
+    """The stems of a prompt's words, once per prompt (every sentence of every answer is compared with it)."""
+    return frozenset(stem(w) for w in words(fold(source)))
 
 
 _FORMAT_TALK = re.compile(r"[\"«“']\s*(?:yes|sí|si)\s*[\"»”']\s*(?:or|o|ni|i|y|and)\s*[\"«“']\s*no\s*[\"»”']", re.I)
@@ -350,6 +356,12 @@ def first_sentence(text: str, limit: int = 220) -> str:
 _BUT = re.compile(r"[,;:]?\s+(?:but|pero|però|yet|sin embargo|tanmateix)\s+|,\s+(?:and|y)\s+|[;:]\s+")
 
 
+@lru_cache(maxsize=64)
+def _declines(refusals: tuple[str, ...], disclaimers: tuple[str, ...]) -> tuple[str, ...]:
+    """The refusal phrases that are more than an "As an AI…" disclaimer ("I can't help with", not "as an ai")."""
+    return tuple(r for r in refusals if not any(_contains_phrase(r, d) for d in disclaimers))
+
+
 def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
     """What follows an "As an AI I have no opinions, but…" opening: the answer the model gives anyway.
 
@@ -357,12 +369,11 @@ def after_disclaimer(text: str, lexicon: Lexicon) -> str | None:
     """
     disclaimers = (*lexicon.qualifiers.get("disclaimers", ()), *lexicon.qualifiers.get("preambles", ()))
     head = first_sentence(text)  # (or a preamble about care: "Cal ser prudent amb això, però en certa manera sí")
-    if not any(_contains_phrase(head[:120], d) for d in disclaimers):
+    if not disclaimers or _phrase_pattern(disclaimers).search(head[:120]) is None:
         return None
     m = _BUT.search(head)
     if m is None:  # "As an AI, I have no personal opinions. No: expecting worse grades…": the next sentence
-        declines = tuple(r for r in lexicon.refusals if not any(_contains_phrase(r, d) for d in disclaimers))
-        if _phrase_pattern(declines).search(head) is not None:
+        if _phrase_pattern(_declines(lexicon.refusals, disclaimers)).search(head) is not None:
             return None  # "As an AI, I can't help with that.": the opening declines
         rest = text[len(head):].lstrip(" .!?\n")
         return rest if len(words(head)) <= 10 and len(words(rest)) >= 2 else None
@@ -387,10 +398,9 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
         return False  # "I'd rather not reduce anyone to three words, but if I must: diverse, …" complies
     disclaimers = lexicon.qualifiers.get("disclaimers", ())
     following = first_sentence(text[len(first_sentence(text)):].lstrip(" .!?:;\n"))
-    declines = tuple(r for r in phrases if not any(_contains_phrase(r, d) for d in disclaimers))
-    if disclaimers and any(_contains_phrase(head, d) for d in disclaimers) and len(words(following)) >= 2 \
+    if disclaimers and _phrase_pattern(disclaimers).search(head) is not None and len(words(following)) >= 2 \
             and _phrase_pattern(phrases).search(following) is None and len(words(head)) <= 10 \
-            and _phrase_pattern(declines).search(head) is None:
+            and _phrase_pattern(_declines(phrases, disclaimers)).search(head) is None:
         return False  # "As an AI, I don't hold opinions. Diverse, varied, individual.": a preamble, then the answer
     if len(words(head)) <= 5 and head.endswith("!") and _phrase_pattern(phrases).search(head) is None:
         head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)  # "Thanks! But I won't…"
