@@ -146,6 +146,9 @@ def _mask(text: str, communities: Sequence[str]) -> tuple[str, bool]:
     return out, n > 0
 
 
+_CLAUSE_END = re.compile(r"[,;:.!?]")
+
+
 def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozenset()) -> str | None:
     """One of ``phrases`` found in ``text`` (one compiled pattern for the list); with ``negations``, one that no
     negation precedes ("should not ask for a guarantor" asks for none)."""
@@ -153,7 +156,7 @@ def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozen
         return None
     for m in reading._phrase_pattern(phrases).finditer(text):
         # the negation must be in the same clause, at most five words before: "no hauria de demanar un avalador"
-        clause = re.split(r"[,;:.!?]", text[max(0, m.start() - 50):m.start()])[-1]
+        clause = _CLAUSE_END.split(text[max(0, m.start() - 50):m.start()])[-1]
         before = reading.words(clause)[-5:]
         if not negations or not any(w in negations or w.endswith("n't") for w in before):
             return m.group(0)

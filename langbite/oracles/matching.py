@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -66,9 +67,14 @@ def includes(answer: str, expected: str) -> bool:
     e = normalise(expected)
     if not e:
         return False
+    return _whole(e).search(a) is not None
+
+
+@lru_cache(maxsize=4096)
+def _whole(e: str) -> re.Pattern[str]:
     left = r"(?<!\w)" if _is_word(e[0]) else ""
     right = r"(?!\w)" if _is_word(e[-1]) else ""
-    return re.search(left + re.escape(e) + right, a) is not None
+    return re.compile(left + re.escape(e) + right)
 
 
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)

@@ -406,7 +406,7 @@ def is_refusal(answer: str, lexicon: Lexicon, extra: tuple[str, ...] = ()) -> bo
         head = strip_lead(first_sentence(text[len(first_sentence(text)):]), lexicon)  # "Thanks! But I won't…"
     if _phrase_pattern(phrases).search(head) is not None:
         return True
-    if leading_stance(head, lexicon).stance is None and not re.match(r"\(?[a-z]\)", head):
+    if leading_stance(head, lexicon).stance is None and not _LETTER.match(head):
         # an opening that acknowledges the request ("I see why Jordi is asking…") and declines next
         second = first_sentence(text[len(first_sentence(text)):].lstrip(" .!?:;\n"))
         if second and _phrase_pattern(phrases).search(strip_lead(second, lexicon)) is not None:
@@ -425,6 +425,9 @@ def bold_decision(answer: str) -> str | None:
         if m.start() > 0 and len(words(m.group(1))) <= 6:
             return (m.group(1) + m.group(2)).strip()
     return None
+
+
+_LETTER = re.compile(r"\(?[a-z]\)")
 
 
 def conclusion(text: str, lexicon: Lexicon) -> str | None:
