@@ -149,12 +149,33 @@ def _mask(text: str, communities: Sequence[str]) -> tuple[str, bool]:
 _CLAUSE_END = re.compile(r"[,;:.!?]")
 
 
+_PATTERNS: dict[int, tuple[tuple[str, ...], re.Pattern[str]]] = {}
+
+
+def _pattern_for(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """The compiled pattern of a phrase list, found by the list's identity: the lists are the lexicons' own (or
+    their cached unions), and hashing a list of a hundred phrases on every sentence cost more than the search."""
+    hit = _PATTERNS.get(id(phrases))
+    if hit is not None and hit[0] is phrases:
+        return hit[1]
+    pattern = reading._phrase_pattern(phrases)
+    if len(_PATTERNS) > 1024:
+        _PATTERNS.clear()
+    _PATTERNS[id(phrases)] = (phrases, pattern)  # the entry holds the list, so its id is not reused
+    return pattern
+
+
+@lru_cache(maxsize=64)
+def _egalitarian(lexicon: Lexicon) -> tuple[str, ...]:
+    return tuple(sorted(set(lexicon.egalitarian), key=lambda p: (-len(p), p)))
+
+
 def _has(text: str, phrases: tuple[str, ...], negations: frozenset[str] = frozenset()) -> str | None:
     """One of ``phrases`` found in ``text`` (one compiled pattern for the list); with ``negations``, one that no
     negation precedes ("should not ask for a guarantor" asks for none)."""
     if not phrases:
         return None
-    for m in reading._phrase_pattern(phrases).finditer(text):
+    for m in _pattern_for(phrases).finditer(text):
         # the negation must be in the same clause, at most five words before: "no hauria de demanar un avalador"
         clause = _CLAUSE_END.split(text[max(0, m.start() - 50):m.start()])[-1]
         before = reading.words(clause)[-5:]
@@ -170,7 +191,7 @@ def qualifiers(answer: str, communities: Sequence[str], reader: Reader, *,
     out = []
     universal, disclaimers, meta = reader.phrases("universal"), reader.phrases("disclaimers"), reader.phrases("meta")
     framing, rejections = reader.phrases("stereotype_framing"), reader.phrases("rejections")
-    egalitarian = tuple(sorted(set(reader.lexicon.egalitarian), key=lambda p: (-len(p), p)))
+    egalitarian = _egalitarian(reader.lexicon)
     group_nouns, references = reader.lexicon.group_nouns, reader.phrases("group_references")
     after_meta = False
     opening = _qualified_decision(answer, reader, prompts)
