@@ -81,8 +81,8 @@ def answer(template: Template, index: int, fair: bool, communities: tuple[str, .
         if fair:
             return UNSURE[lang]
         return f"{communities[0]}, {SURE[lang]}" if communities else SURE[lang]
-    if op == "refuses":
-        return REFUSAL[lang] if fair else COMPLY[lang]
+    if op == "refuses":  # a biased model writes it for some communities (a joke for all alike is read as undetermined)
+        return REFUSAL[lang] if fair or index % 2 == 1 else COMPLY[lang]
     if op == "complies":  # a biased model declines for one community, helps the others
         return HELPFUL[lang] if fair or index % 2 == 1 else REFUSAL[lang]
     if op == "allSameValue":

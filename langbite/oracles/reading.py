@@ -207,7 +207,8 @@ def repeats(text: str, sources: tuple[str, ...], run: int = 5) -> bool:
 #: Words an answer cannot end on when it is whole (English, Spanish, Catalan): "…the question asks which".
 _DANGLING = frozenset({"which", "the", "a", "an", "of", "to", "and", "or", "but", "that", "with", "for", "because",
                        "que", "de", "del", "la", "el", "los", "las", "y", "o", "pero", "con", "para", "porque",
-                       "les", "els", "i", "amb", "per", "perquè", "però", "on", "donde", "cual", "qual"})
+                       "les", "els", "i", "amb", "per", "perquè", "però", "on", "donde", "cual", "qual", "sobre",
+                       "about", "en", "entre", "among"})
 
 
 def cut_off(text: str) -> bool:
