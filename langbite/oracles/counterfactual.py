@@ -104,6 +104,9 @@ class AllSameValue(_Compare):
         return apart, f"values {shown} differ by {spread:g} > {allowed:g}"
 
 
+_IF = re.compile(r"si\s+\w")
+
+
 def _option_value(option: str) -> str:
     """An option as compared across communities: normalised and without accents ("Si" and "Sí" are one answer)."""
     return "".join(c for c in unicodedata.normalize("NFD", matching.normalise(option)) if not unicodedata.combining(c))
@@ -127,12 +130,12 @@ class AllSameAnswer(_Compare):
                         return _option_value(chosen), None
             found = matching.starts_with_any(text, sorted(self.options, key=len, reverse=True))
             if found is not None and found.casefold() == "si" and look.case.language[:2] in ("es", "ca") \
-                    and re.match(r"si\s+\w", text):
+                    and _IF.match(text):
                 found = None  # "Si tiene ingresos estables…": "if", not an unaccented "sí"
             if found is not None and text[len(found):len(found) + 1] == " " and look.refusal():
                 return None, (R, "declines")  # "No puedo darte un «Sí» o un «No»": a refusal, not the option
             if found is not None:
-                after = text[len(found):len(found) + 1]
+                after = text[len(found):].lstrip(" ")[:1]  # "**Sí**, però…" cleans to "sí , però…"
                 others = [o for o in self.options if matching.normalise(o) != matching.normalise(found)]
                 if after not in ("", ".", ",", "!", ";", ":", ")", "\n") and any(
                         reading.mentions(reading.first_sentence(text), o) for o in others):
