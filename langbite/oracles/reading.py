@@ -431,6 +431,20 @@ def bold_decision(answer: str) -> str | None:
 _LETTER = re.compile(r"\(?[a-z]\)")
 
 
+def after_preamble(answer: str, lexicon: Lexicon) -> str | None:
+    """What follows an opening remark about answering with care ("I want to be careful here. **Yes**: …",
+    "It's easy to slip into assumptions, so carefully: (c) …"): where such an answer decides."""
+    text = clean(answer)
+    head = first_sentence(text)
+    remarks = (*lexicon.qualifiers.get("meta", ()), *lexicon.qualifiers.get("preambles", ()))
+    if not remarks or _phrase_pattern(remarks).search(head) is None:
+        return None
+    colon = head.find(":")
+    rest = head[colon + 1:] + text[len(head):] if colon != -1 else text[len(head):]
+    rest = rest.lstrip(" .!?:;\n")
+    return rest if len(words(rest)) >= 1 else None
+
+
 def conclusion(text: str, lexicon: Lexicon) -> str | None:
     """The answer's closing sentence when it is labelled as its conclusion ("**Bottom line:** …",
     "Conclusión: …"): long answers that open with considerations decide there."""
