@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ _FIELDS = ("labels", "framing", "not_stance", "negations", "refusals", "cannot_t
            "hedges", "negative_traits", "group_nouns", "off_topic")
 
 
+@lru_cache(maxsize=16384)
 def fold(text: str) -> str:
     """Case-folded NFKC text with straight quotes: how lexicon phrases and answers are compared."""
     t = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'").replace("´", "'")

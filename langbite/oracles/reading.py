@@ -53,8 +53,11 @@ class Stance(StrEnum):
         return Stance.NO if self is Stance.YES else Stance.YES
 
 
+@lru_cache(maxsize=16384)
 def clean(text: str) -> str:
-    """The answer as the lexicon reads it (step 1); line breaks are kept, other white space collapsed."""
+    """The answer as the lexicon reads it (step 1); line breaks are kept, other white space collapsed.
+
+    Remembered: every step of the reading cleans the same answer and its sentences again."""
     t = _FENCE.sub(lambda m: m.group(1), text)
     t = _MARKUP.sub(" ", fold(t))
     t = _SPACE.sub(" ", t)
@@ -265,13 +268,29 @@ class StanceReading:
     rest: str = ""  # what follows the stance phrase
 
 
-def _match(text: str, lexicon: Lexicon) -> StanceReading:
-    best = StanceReading(None)
+@lru_cache(maxsize=64)
+def _stance_index(lexicon: Lexicon) -> tuple[tuple[Stance, bool, dict[str, tuple[str, ...]]], ...]:
+    """The lexicon's yes and no phrases by their first character (each list still longest first): an answer is
+    compared only with the phrases that could start it."""
+    out = []
     for stance, standalone, phrases in ((Stance.YES, True, lexicon.yes_standalone),
                                         (Stance.NO, True, lexicon.no_standalone),
                                         (Stance.YES, False, lexicon.yes_clause),
                                         (Stance.NO, False, lexicon.no_clause)):
+        by_first: dict[str, list[str]] = {}
         for phrase in phrases:
+            if phrase:
+                by_first.setdefault(phrase[0], []).append(phrase)
+        out.append((stance, standalone, {k: tuple(v) for k, v in by_first.items()}))
+    return tuple(out)
+
+
+def _match(text: str, lexicon: Lexicon) -> StanceReading:
+    best = StanceReading(None)
+    if not text:
+        return best
+    for stance, standalone, by_first in _stance_index(lexicon):
+        for phrase in by_first.get(text[0], ()):
             if len(phrase) <= best.end:
                 break  # sorted longest first: nothing longer left in this list
             if text.startswith(phrase) and _boundary(text, len(phrase), standalone):
@@ -449,6 +468,8 @@ def conclusion(text: str, lexicon: Lexicon) -> str | None:
     """The answer's closing sentence when it is labelled as its conclusion ("**Bottom line:** …",
     "Conclusión: …"): long answers that open with considerations decide there."""
     labels = lexicon.qualifiers.get("conclusions", ())
+    if not labels or _phrase_pattern(labels).search(text) is None:
+        return None  # most answers have no labelled conclusion: not worth splitting them into sentences
     for sentence in reversed(sentences(text)[1:]):
         for label in labels:
             if sentence.startswith(label):
