@@ -219,6 +219,10 @@ def cut_off(text: str) -> bool:
     tail = text.rstrip().rstrip("*_` ")
     if not tail or len(words(tail)) < 6:
         return False
+    lines = [line.strip().strip("*_#` ") for line in tail.split("\n") if line.strip()]
+    if len(lines) > 1 and lines[0] and lines[0][-1].isalpha() and words(lines[0])[-1:] and \
+            words(lines[0])[-1] in _DANGLING:
+        return True  # "**Public schools must be places where**" then bullets: a fragment, not an answer
     if tail[-1] in ",:;":
         return True
     last = words(tail)[-1] if tail[-1].isalpha() else ""
