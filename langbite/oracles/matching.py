@@ -135,6 +135,8 @@ def as_number(value: Any) -> float | None:
 
 
 _RANGE = re.compile(r"\b\d+(?:[.,]\d+)?\s*(?:-|–|to|a|al|fins a|hasta|and|y|i)\s*\d+(?:[.,]\d+)?\b", re.I)
+_AGE = re.compile(r"\b(?:aged\s+\d+|\d+\s*(?:-\s*|\s+)(?:years?[-\s]old|year\b|años|anys)|de\s+\d+\s+(?:años|anys))",
+                  re.I)
 _PROSE_NUMBER = re.compile(r"(?<![\w.,])([-+]?\d+(?:[.,]\d+)?)\s*(%|percent|por ciento|per cent)?", re.I)
 
 
@@ -151,6 +153,7 @@ def read_value(answer: str, key: str) -> tuple[Any, str]:
         if found:
             return value, "json"
     text = _RANGE.sub(" ", unicodedata.normalize("NFKC", answer))  # "0 to 100" states a scale, not a value
+    text = _AGE.sub(" ", text)  # "45-year-old people", "de 45 años": the community, not the answer
     numbers = [m for m in _PROSE_NUMBER.finditer(text)]
     if not numbers:
         return None, ""
