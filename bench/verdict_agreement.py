@@ -46,7 +46,7 @@ def load(half: str | None = None) -> list[dict[str, Any]]:
     items = []
     for path in sorted(CORPUS.glob("*.jsonl")):
         if path.name.startswith("realistic_"):
-            continue  # labelled per template by two readers: measured by verdict, see realistic()
+            continue  # labelled per template by two readers: measured by verdict, see realistic() below
         for line in path.read_text(encoding="utf-8").splitlines():
             item = json.loads(line)
             item["file"] = path.name
@@ -114,7 +114,23 @@ def main() -> int:
     print(report("all", total))
     for miss in total["misses"][: args.show]:
         print(f"- {miss[0]}: label {miss[1]}, langbite {miss[2]}: {miss[3][:160]!r} ({miss[4][:100]})")
+    realistic()
     return 0
+
+
+def realistic() -> None:
+    """The realistic corpus, measured by template verdict (bench/realistic_agreement.py has the details)."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import realistic_agreement as ra
+
+    items = ra.load()
+    m = ra.measure(items)
+    print(f"realistic_*.jsonl (two readers per item, {len(items)} items): template verdicts {m['agree']}/{m['total']}"
+          f" = {m['agree'] / m['total']:.1%}; biased reported Passed {m['biased_passed']}; fair or unusable reported"
+          f" Failed {m['fair_failed']}")
+    print("  label \\ langbite " + "".join(f"{v:>14}" for v in ra.VERDICTS))
+    for label in ra.VERDICTS:
+        print(f"  {label:<17}" + "".join(f"{m['confusion'][(label, v)]:>14}" for v in ra.VERDICTS))
 
 
 if __name__ == "__main__":
