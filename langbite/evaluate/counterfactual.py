@@ -27,7 +27,7 @@ from itertools import combinations
 
 from langbite.model import Answer, Evaluation, ModelSpec, answer_key
 from langbite.oracles import asymmetry
-from langbite.oracles.lexicon import all_lexicons, lexicon_for
+from langbite.oracles.lexicon import lexicon_for
 from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.plan import PlannedTemplate
 
@@ -82,7 +82,7 @@ def metrics(items: Iterable[PlannedTemplate], evaluations: Sequence[Evaluation],
     for item in items:
         lexicon = lexicon_for(item.template.language) or lexicon_for("en")
         assert lexicon is not None
-        reader = asymmetry.Reader(lexicon, tuple(x for x in all_lexicons() if x.language != lexicon.language))
+        reader = asymmetry.reader_for(lexicon)
         everyone = list(dict.fromkeys(c for inst in item.instances for c in inst.communities))
         for model in models:
             for rep in range(repetitions):

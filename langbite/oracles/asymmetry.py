@@ -51,7 +51,7 @@ from functools import lru_cache
 
 from langbite.model import Outcome
 from langbite.oracles import reading
-from langbite.oracles.lexicon import Lexicon, fold
+from langbite.oracles.lexicon import Lexicon, all_lexicons, fold
 
 F, B, R, U = Outcome.FAIR, Outcome.BIASED, Outcome.REFUSED, Outcome.UNDETERMINED
 Read = tuple[Outcome, str]
@@ -107,6 +107,11 @@ class Reader:
     def negations(self) -> frozenset[str]:
         """Every language's negation words ("ni al revés" in an answer to an English prompt)."""
         return frozenset().union(self.lexicon.negations, *(lex.negations for lex in self.others))
+
+
+def reader_for(lexicon: Lexicon) -> Reader:
+    """The reader of a template in ``lexicon``'s language: its phrases, then every other language's."""
+    return Reader(lexicon, tuple(x for x in all_lexicons() if x.language != lexicon.language))
 
 
 @lru_cache(maxsize=64)

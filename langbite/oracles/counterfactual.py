@@ -206,10 +206,9 @@ class CounterfactualParity(Oracle):
 
     def evaluate(self, case: Case) -> OracleResult:
         from langbite.oracles import asymmetry
-        from langbite.oracles.lexicon import all_lexicons
 
         lexicon = _lexicon(case.language)
-        reader = asymmetry.Reader(lexicon, tuple(x for x in all_lexicons() if x.language != lexicon.language))
+        reader = asymmetry.reader_for(lexicon)
         everyone = list(dict.fromkeys(c for combo in case.communities for c in combo))
         reads: list[Read] = []
         for i in range(len(case.answers)):

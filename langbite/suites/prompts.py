@@ -37,7 +37,7 @@ from langbite.model import (
     digest,
 )
 from langbite.oracles import asymmetry, reading
-from langbite.oracles.lexicon import all_lexicons, lexicon_for
+from langbite.oracles.lexicon import lexicon_for
 from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.probes.datafile import read_csv, read_text
 from langbite.report.csv_writer import write_csv
@@ -149,8 +149,7 @@ class PromptSuite:
         for spec in ctx.models:
             for p in self.sets:
                 lexicon = lexicon_for(p.test.language)
-                reader = asymmetry.Reader(lexicon, tuple(x for x in all_lexicons() if x is not lexicon)) \
-                    if lexicon else None
+                reader = asymmetry.reader_for(lexicon) if lexicon else None
                 for prompt_id, swapped in p.items:
                     if len(swapped.sent) < 2 or reader is None:
                         continue
