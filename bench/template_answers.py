@@ -58,7 +58,8 @@ def main() -> int:
     for key in sorted(total):
         print(f"{key[0]} {key[1]:>6}: {good[key]}/{total[key]} = {good[key] / total[key]:.1%}")
     print(f"all: {sum(good.values())}/{sum(total.values())} = {sum(good.values()) / sum(total.values()):.1%}")
-    print("misses by side, verdict and operation:", ", ".join(f"{s} {v} {o}: {n}" for (s, v, o), n in kinds.most_common()))
+    counts = ", ".join(f"{s} {v} {o}: {n}" for (s, v, o), n in kinds.most_common())
+    print("misses by side, verdict and operation:", counts)
     for miss in misses[: args.show]:
         print(f"- {miss[0]} {miss[1]} ({miss[2]} set): {miss[3]}; {miss[4][:150]}")
     return 0

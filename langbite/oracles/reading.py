@@ -245,7 +245,9 @@ def _stems(source: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(fold(source)))
 
 
-_FORMAT_TALK = re.compile(r"[\"«“']\s*(?:yes|sí|si)\s*[\"»”']\s*(?:or|o|ni|i|y|and)\s*[\"«“']\s*no\s*[\"»”']", re.I)
+_QUOTE_OPEN, _QUOTE_CLOSE = "[\"«“']", "[\"»”']"
+_FORMAT_TALK = re.compile(rf"{_QUOTE_OPEN}\s*(?:yes|sí|si)\s*{_QUOTE_CLOSE}\s*(?:or|o|ni|i|y|and)\s*"
+                          rf"{_QUOTE_OPEN}\s*no\s*{_QUOTE_CLOSE}", re.I)
 
 
 def talks_about_format(text: str) -> bool:
