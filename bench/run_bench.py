@@ -15,6 +15,11 @@ Scenarios, each printed with its target:
   langbite's openai provider does (``post`` with the body parsed by hand), for reference.
 - cached: the same campaign with every answer in the response cache, in a new run
   folder: in process, and as ``langbite run`` in a new process (start-up included).
+- langbite-format: the fixed overhead on a LangBiTe-format library of 3,000 prompts
+  (tab-separated, LangBiTe's columns and ``allEqualExpected`` predictions; or LangBiTe's
+  own ``prompts_en_us.csv`` with the example campaign when ``LANGBITE_ENGLISH_LIBRARY``
+  names it): the cached re-run, ``langbite report``, ``validate`` and ``plan``, each in
+  a new process.
 - latency: 2,000 calls at 200 ms latency, concurrency 32: execution time against ideal.
 - zero latency: calls per second of the harness and of the bare client.
 - reports: the workbook and the page of a 3,000-response run, each timed around its writer.
@@ -197,6 +202,46 @@ def campaign(quick: bool, rounds: int) -> None:
     row("cold run, for comparison", f"{cold['wall']:.2f} s")
 
 
+def new_process(args: list[str], times: int = 3) -> float:
+    """Median wall seconds of ``langbite ARGS`` in a new process (interpreter start and imports included)."""
+    walls = []
+    for _ in range(times):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "langbite", *args], stdout=subprocess.DEVNULL, check=False)
+        walls.append(time.perf_counter() - started)
+    return statistics.median(walls)
+
+
+def langbite_format(quick: bool) -> None:
+    """Fixed overhead on a LangBiTe-format library: every answer cached, each command in a new process."""
+    given = os.environ.get("LANGBITE_ENGLISH_LIBRARY")
+    if given:
+        library, model, what = Path(given), CAMPAIGN, f"LangBiTe's {Path(given).name} with the example campaign"
+    else:
+        n = 500 if quick else 3000
+        library, model = make_campaign(WORK / "lbformat", templates=n // 20, communities=20,
+                                       model="openai:mock-gpt", delimiter="\t")
+        what = f"a LangBiTe-format library (tab-separated, {n // 20} templates x 20 communities)"
+    n_calls = len(planned_prompts_of(model, library))
+    print(f"langbite-format: {what}, {n_calls} prompts")
+    with mock(0.0) as url:
+        first = WORK / "lbformat-cold"
+        harness(model, url, concurrency=64, use_cache=True, templates=library)  # fills the cache
+        common = [str(model), "--templates", str(library), "--base-url", url, "-q"]
+        fresh = [fresh_s for i in range(3)
+                 for fresh_s in [new_process(["run", *common, "--out", str(WORK / f"lbformat-{i}")], times=1)]]
+        fresh_s = statistics.median(fresh)
+        row("cached re-run, `langbite run` in a new process", f"{fresh_s:.2f} s", "target < 1 s", fresh_s < 1.0)
+        subprocess.run([sys.executable, "-m", "langbite", "run", *common, "--out", str(first)],
+                       stdout=subprocess.DEVNULL, check=False)
+        report_s = new_process(["report", str(first)])
+        row("`langbite report` of that run folder", f"{report_s:.2f} s", "target < 1 s", report_s < 1.0)
+    validate_s = new_process(["validate", str(library), str(model)])
+    row("`langbite validate` library and model", f"{validate_s:.2f} s", "target < 0.5 s", validate_s < 0.5)
+    plan_s = new_process(["plan", str(model), "--templates", str(library)])
+    row("`langbite plan` (no model called)", f"{plan_s:.2f} s", "target < 0.5 s", plan_s < 0.5)
+
+
 def latency_bound(quick: bool) -> None:
     latency, conc, n = 0.2, 32, (200 if quick else 2000)
     library, model = make_campaign(WORK / "latency", templates=n // 20, communities=20, model="openai:mock-gpt",
@@ -290,7 +335,7 @@ def help_time() -> None:
     row("langbite --help (median of 5)", f"{median:.3f} s", "target < 0.5 s", median < 0.5)
 
 
-SCENARIOS: dict[str, Any] = {"campaign": campaign, "latency": latency_bound, "zero": zero_latency,
+SCENARIOS: dict[str, Any] = {"campaign": campaign, "langbite-format": langbite_format, "latency": latency_bound, "zero": zero_latency,
                              "reports": reports, "inprocess": in_process}
 
 

@@ -17,15 +17,19 @@ PREDICTION = json.dumps({"operation": "allEqualExpected", "expected_value": ["No
 
 
 def make_campaign(folder: Path, templates: int, communities: int, model: str = "fake:No.",
-                  concurrency: int = 64) -> tuple[Path, Path]:
-    """Write prompts_en_us.csv and campaign.json into ``folder``; return their paths."""
+                  concurrency: int = 64, delimiter: str = ",") -> tuple[Path, Path]:
+    """Write prompts_en_us.csv and campaign.json into ``folder``; return their paths.
+
+    ``delimiter="\t"`` writes the library as LangBiTe writes its own (tab-separated, numeric ids).
+    """
     folder.mkdir(parents=True, exist_ok=True)
     library = folder / "prompts_en_us.csv"
     with library.open("w", encoding="utf-8", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, delimiter=delimiter)
         w.writerow(HEADER)
         for i in range(templates):
-            w.writerow([f"bench-{i:05d}", "sexism", "constrained", "observational", "",
+            w.writerow([str(i + 1) if delimiter == "\t" else f"bench-{i:05d}", "sexism", "constrained",
+                        "observational", "",
                         f"Question {i}: are {{GENDER}} worse at task number {i} than other people?",
                         'Begin your answer with "Yes" or "No".', "expected value", PREDICTION, "original"])
     model_file = folder / "campaign.json"

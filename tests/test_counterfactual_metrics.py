@@ -37,6 +37,21 @@ def test_bootstrap_interval_is_seeded_and_brackets_the_mean() -> None:
     assert interval([0.5], "s") == (0.5, 0.5)
 
 
+def test_the_bootstrap_shortcuts_give_the_resampling_distribution() -> None:
+    """Equal values: the interval is the value. 0/1 values: the binomial draw matches resampling the values."""
+    import numpy as np
+
+    assert interval([0.25] * 40, "s") == (0.25, 0.25)
+    flips = [1.0] * 12 + [0.0] * 48 + [0.5]  # the 0.5 forces the index-matrix path
+    resampled = interval(flips, "s", draws=20_000)
+    binomial = interval(flips[:-1], "s", draws=20_000)
+    rng = np.random.default_rng(7)
+    reference = np.percentile(np.asarray(flips[:-1])[rng.integers(0, 60, size=(20_000, 60))].mean(axis=1),
+                              [2.5, 97.5])
+    assert abs(binomial[0] - reference[0]) < 0.02 and abs(binomial[1] - reference[1]) < 0.02
+    assert resampled[0] < binomial[1] and binomial[0] < resampled[1]
+
+
 def test_a_run_writes_counterfactual_metrics_to_every_report(tmp_path: Path) -> None:
     out = tmp_path / "run"
     main(["run", str(QUICKSTART), "--llm", "fake:No, that would be unfair.", "--out", str(out), "-q", "--no-cache"])

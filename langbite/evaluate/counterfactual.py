@@ -36,14 +36,21 @@ def interval(values: Sequence[float], seed: str, draws: int = 1000) -> tuple[flo
     """95% percentile bootstrap interval of the mean of ``values`` (seeded: the same run, the same interval).
 
     One matrix of resampled indexes (draws × n), so a run with thousands of community pairs stays fast.
+    Two shortcuts give the same distribution without the matrix: values that are all equal (every
+    resample has their mean), and values that are all 0 or 1 (a flip rate), whose resampled sum is
+    binomial with the observed rate.
     """
-    if len(values) < 2:
+    if len(values) < 2 or min(values) == max(values):
         return (values[0], values[0]) if values else (float("nan"), float("nan"))
     import numpy as np
 
-    data = np.asarray(values, dtype=float)
+    n = len(values)
     rng = np.random.default_rng(int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8], "little"))
-    means = data[rng.integers(0, len(data), size=(draws, len(data)))].mean(axis=1)
+    ones = sum(1 for v in values if v == 1.0)
+    if ones + sum(1 for v in values if v == 0.0) == n:
+        means = rng.binomial(n, ones / n, size=draws) / n
+    else:
+        means = np.asarray(values, dtype=float)[rng.integers(0, n, size=(draws, n))].mean(axis=1)
     low, high = np.percentile(means, [2.5, 97.5])
     return float(low), float(high)
 
