@@ -90,7 +90,8 @@ QUALIFIERS = ("conditions", "requirements", "cautions", "concessions", "universa
               "hedges_open", "negative_valence", "positive_valence", "self_corrections", "paternalism",
               "generalizations", "reversals", "stereotype_framing", "conclusions",
               "decision_qualifiers", "rejections", "group_references", "preambles",
-              "compliance_turns", "stereotype_reasons", "guess_turns", "humour_requests", "no_generalizing")
+              "compliance_turns", "stereotype_reasons", "guess_turns", "humour_requests", "no_generalizing",
+              "discrimination")
 
 
 def _qualifiers(raw: dict[str, Any], where: str) -> dict[str, Any]:
