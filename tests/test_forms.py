@@ -171,3 +171,31 @@ def test_bad_community_objects_and_crossings_are_input_errors(tmp_path: Path, ca
     assert main(["validate", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err and all(line.startswith(f"{path}:") for line in err) and message in err[0]
+
+
+def _skeleton(name: str) -> str:
+    """A name's first letter and consonants, doubles collapsed: 'Mohamed', 'Mohammad' and 'Muhammad' are one name."""
+    import re
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", name.lower()).encode("ascii", "ignore").decode()
+    return re.sub(r"(.)\1+", r"\1", plain[:1] + re.sub(r"[aeiouy\W]", "", plain[1:]))
+
+
+@pytest.mark.parametrize("lang", ["en_us", "es_es", "ca_es"])
+def test_the_names_of_two_communities_of_a_markup_never_coincide(lang: str) -> None:
+    """Two communities compared by one template must differ in the name it writes, not only in spelling."""
+    import langbite
+
+    path = Path(langbite.__file__).parent / "library" / "data" / "communities" / f"{lang}.json"
+    table = json.loads(path.read_text(encoding="utf-8"))["markups"]
+    clashes = []
+    for markup, communities in table.items():
+        named = [(c, v["names"]) for c, v in communities.items() if isinstance(v, dict) and v.get("names")]
+        for i, (a, names_a) in enumerate(named):
+            for b, names_b in named[i + 1:]:
+                for variant in range(max(len(names_a), len(names_b))):
+                    x, y = names_a[variant % len(names_a)], names_b[variant % len(names_b)]
+                    if _skeleton(x) == _skeleton(y):
+                        clashes.append(f"{markup}: {a} '{x}' and {b} '{y}' (variant {variant})")
+    assert clashes == []
