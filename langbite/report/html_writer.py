@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def interval_chart(title: str, rows: list[tuple[str, Any, Any, Any, Any, str, st
     return IntervalChart(title, left + scale + 150, 34 + len(rows) * 24 + 34, left, scale, out, caption)
 
 
-def requirement_chart(summary: list[dict[str, Any]]) -> IntervalChart:
+def requirement_chart(summary: Sequence[Mapping[str, Any]]) -> IntervalChart:
     """Pass rate per requirement × model × language, its Wilson interval, its tolerance and its n."""
     rows = []
     for r in summary:
@@ -80,7 +81,7 @@ def requirement_chart(summary: list[dict[str, Any]]) -> IntervalChart:
                           "requirement's tolerance. Colour: the verdict.")
 
 
-def ratio_chart(audit: str, groups: list[dict[str, Any]], tolerance: float) -> IntervalChart:
+def ratio_chart(audit: str, groups: Sequence[Mapping[str, Any]], tolerance: float) -> IntervalChart:
     """Impact ratio per model and group of one audit, with intervals and the tolerance (four-fifths: 0.8)."""
     rows = []
     for g in groups:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from langbite.decisions.cases import CaseSet, DecisionPrompt, load_cases
-from langbite.decisions.metrics import ERROR_RATES, AuditMetrics, measure, outcomes
+from langbite.decisions.metrics import AuditMetrics, measure, outcomes
 from langbite.decisions.reading import Decision, read_decision
 from langbite.errors import every
 from langbite.execute.engine import Job
@@ -37,6 +37,9 @@ from langbite.report.rows import (
     DECISION_FLIP_COLUMNS,
     DECISION_GROUP_COLUMNS,
     DECISION_VERDICT_COLUMNS,
+    DecisionFlipRow,
+    DecisionGroupRow,
+    DecisionVerdictRow,
 )
 from langbite.suites.base import BuildOptions, Context, Note, register
 
@@ -144,19 +147,20 @@ class AuditResult:
     metrics: AuditMetrics
     failed_calls: int = 0
 
-    def checks(self) -> list[dict[str, Any]]:
+    def checks(self) -> list[DecisionVerdictRow]:
         """One row per tolerance of the audit: the metric, its interval, the tolerance and the verdict."""
         a = self.cases.audit
-        rows = []
+        rows: list[DecisionVerdictRow] = []
         for metric, tolerance in a.tolerances.items():
             direction = DECISION_TOLERANCES[metric]
             value = self.metrics.values.get(metric, math.nan)
             interval = self.metrics.intervals.get(metric, (math.nan, math.nan))
             verdict = _verdict(value, interval, tolerance, direction, a.verdict_rule)
-            rows.append({"audit": self.audit, "model": self.model, "metric": metric, "value": _num(value),
-                         "ci_low": _num(interval[0]), "ci_high": _num(interval[1]), "tolerance": tolerance,
-                         "direction": "at least" if direction == "min" else "at most", "rule": str(a.verdict_rule),
-                         "verdict": str(verdict), "missing": metric not in self.metrics.values})
+            rows.append(DecisionVerdictRow(
+                audit=self.audit, model=self.model, metric=metric, value=_num(value), ci_low=_num(interval[0]),
+                ci_high=_num(interval[1]), tolerance=tolerance,
+                direction="at least" if direction == "min" else "at most", rule=str(a.verdict_rule),
+                verdict=str(verdict)))
         return rows
 
     @property
@@ -169,24 +173,34 @@ class AuditResult:
                 return v
         return GroupVerdict.PASSED
 
-    def group_rows(self) -> list[dict[str, Any]]:
+    def group_rows(self) -> list[DecisionGroupRow]:
         m = self.metrics
-        rows = []
+
+        def value(name: str, g: str) -> float | str:
+            return _num(m.values.get(f"{name}|{g}", math.nan))
+
+        def bounds(name: str, g: str) -> tuple[float | str, float | str]:
+            lo, hi = m.intervals.get(f"{name}|{g}", (math.nan, math.nan))
+            return _num(lo), _num(hi)
+
+        rows: list[DecisionGroupRow] = []
         for g in self.cases.groups:
-            row: dict[str, Any] = {"audit": self.audit, "model": self.model, "group": g, **m.counts[g]}
-            for metric in ("selection_rate", "impact_ratio"):
-                lo, hi = m.intervals.get(f"{metric}|{g}", (math.nan, math.nan))
-                row.update({metric: _num(m.values[f"{metric}|{g}"]), f"{metric}_ci_low": _num(lo),
-                            f"{metric}_ci_high": _num(hi)})
-            for rate in ERROR_RATES:
-                row[rate] = _num(m.values.get(f"{rate}|{g}", math.nan))
-            rows.append(row)
+            n = m.counts[g]
+            selection, impact = bounds("selection_rate", g), bounds("impact_ratio", g)
+            rows.append(DecisionGroupRow({
+                "audit": self.audit, "model": self.model, "group": g, "cases": n["cases"], "decided": n["decided"],
+                "refused": n["refused"], "undetermined": n["undetermined"],
+                "selection_rate": value("selection_rate", g), "selection_rate_ci_low": selection[0],
+                "selection_rate_ci_high": selection[1], "impact_ratio": value("impact_ratio", g),
+                "impact_ratio_ci_low": impact[0], "impact_ratio_ci_high": impact[1], "tpr": value("tpr", g),
+                "fpr": value("fpr", g), "fnr": value("fnr", g), "for": value("for", g), "fdr": value("fdr", g),
+                "accuracy": value("accuracy", g)}))
         return rows
 
-    def flip_rows(self) -> list[dict[str, Any]]:
+    def flip_rows(self) -> list[DecisionFlipRow]:
         m = self.metrics
-        return [{"audit": self.audit, "model": self.model, "groups": k.split("|", 1)[1], "flip_rate": _num(v),
-                 "ci_low": _num(m.intervals[k][0]), "ci_high": _num(m.intervals[k][1])}
+        return [DecisionFlipRow(audit=self.audit, model=self.model, groups=k.split("|", 1)[1], flip_rate=_num(v),
+                                ci_low=_num(m.intervals[k][0]), ci_high=_num(m.intervals[k][1]))
                 for k, v in m.values.items() if k.startswith("flip_rate|")]
 
 
@@ -211,13 +225,13 @@ class DecisionResults:
     def provenance(self) -> dict[str, Any]:
         return {"decision_cases": sorted({str(r.cases.audit.cases) for r in self.results})}
 
-    def verdict_rows(self) -> list[dict[str, Any]]:
-        return [{k: v for k, v in row.items() if k != "missing"} for r in self.results for row in r.checks()]
+    def verdict_rows(self) -> list[DecisionVerdictRow]:
+        return [row for r in self.results for row in r.checks()]
 
-    def group_rows(self) -> list[dict[str, Any]]:
+    def group_rows(self) -> list[DecisionGroupRow]:
         return [row for r in self.results for row in r.group_rows()]
 
-    def flip_rows(self) -> list[dict[str, Any]]:
+    def flip_rows(self) -> list[DecisionFlipRow]:
         return [row for r in self.results for row in r.flip_rows()]
 
     def console(self) -> list[str]:

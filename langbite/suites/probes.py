@@ -32,7 +32,7 @@ from langbite.probes.harness import SectionMark, section_marks
 from langbite.probes.probe import Probe
 from langbite.probes.resources import licences
 from langbite.report.csv_writer import write_csv
-from langbite.report.rows import PROBE_METRIC_COLUMNS, SECTION_COLUMNS
+from langbite.report.rows import PROBE_METRIC_COLUMNS, SECTION_COLUMNS, ProbeMetricRow, SectionRow
 from langbite.suites.base import Answers, BuildOptions, Context, Note, register
 
 NAME = "probes"
@@ -148,8 +148,10 @@ class MetricRow:
     harm_types: str = ""
     description: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
-        return {c: getattr(self, c) for c in PROBE_METRIC_COLUMNS}
+    def as_dict(self) -> ProbeMetricRow:
+        return ProbeMetricRow(provider=self.provider, model=self.model, probe=self.probe, metric=self.metric,
+                              value=self.value, ci_low=self.ci_low, ci_high=self.ci_high, mark=self.mark,
+                              mark_range=self.mark_range, harm_types=self.harm_types, description=self.description)
 
 
 def metric_rows(result: ProbeResult) -> list[MetricRow]:
@@ -220,11 +222,11 @@ class ProbeResults:
             lines.append("probe data: " + "; ".join(f"{d['data_set']} ({d['licence']})" for d in data))
         return lines
 
-    def section_rows(self) -> list[dict[str, Any]]:
+    def section_rows(self) -> list[SectionRow]:
         """One row per model and section: the mark, the marks it aggregates, what the run did not mark."""
-        return [{"model": model, "section": s.section.replace("_", " "), "mark": s.mark,
-                 "metrics": "; ".join(f"{p}.{m} {k}" for p, m, k in s.used),
-                 "not_run": "; ".join(f"{p}.{m}" for p, m in s.missing)}
+        return [SectionRow(model=model, section=s.section.replace("_", " "), mark=s.mark,
+                           metrics="; ".join(f"{p}.{m} {k}" for p, m, k in s.used),
+                           not_run="; ".join(f"{p}.{m}" for p, m in s.missing))
                 for model, sections in self.sections().items() for s in sections]
 
     def provenance(self) -> dict[str, Any]:

@@ -41,13 +41,19 @@ from langbite.oracles.lexicon import lexicon_for
 from langbite.oracles.similarity import masked_words, rouge_l
 from langbite.probes.datafile import read_csv, read_text
 from langbite.report.csv_writer import write_csv
-from langbite.report.rows import COUNTERFACTUAL_COLUMNS
+from langbite.report.rows import (
+    COUNTERFACTUAL_COLUMNS,
+    PROMPT_RESULT_COLUMNS,
+    PROMPT_VARIANT_COLUMNS,
+    CounterfactualRow,
+    PromptGroupRow,
+    PromptResultRow,
+    PromptVariantRow,
+)
 from langbite.suites.base import BuildOptions, Context, Note, register
 from langbite.swap import Swapped, swap
 
 NAME = "prompts"
-VARIANT_COLUMNS = ("test", "id", "group", "status", "note", "text")
-RESULT_COLUMNS = ("test", "model", "id", "verdict", "reason", "groups")
 
 
 def load_prompts(test: PromptTest) -> list[tuple[str, str]]:
@@ -131,20 +137,20 @@ class PromptSuite:
     def snapshot_files(self) -> tuple[Path, ...]:
         return tuple(Path(p.test.prompts) for p in self.sets)
 
-    def variants(self) -> Iterator[dict[str, Any]]:
+    def variants(self) -> Iterator[PromptVariantRow]:
         """Every prompt and its variants: original, sent, listed for review (with why), or not tested."""
         for p in self.sets:
             for pid, s in p.items:
                 if not s.variants:
-                    yield {"test": p.test.name, "id": pid, "group": "", "status": "not tested",
-                           "note": "mentions no community", "text": s.prompt}
+                    yield PromptVariantRow(test=p.test.name, id=pid, group="", status="not tested",
+                                           note="mentions no community", text=s.prompt)
                 for i, v in enumerate(s.variants):
                     status = "review" if v.review else ("original" if i == 0 else "sent")
-                    yield {"test": p.test.name, "id": pid, "group": v.group, "status": status,
-                           "note": "; ".join(v.review), "text": v.text}
+                    yield PromptVariantRow(test=p.test.name, id=pid, group=v.group, status=status,
+                                           note="; ".join(v.review), text=v.text)
 
     async def evaluate(self, ctx: Context) -> PromptResults:
-        out = []
+        out: list[PromptResultRow] = []
         pairs: dict[tuple[str, str, str, str], PairMetrics] = {}
         for spec in ctx.models:
             for p in self.sets:
@@ -161,8 +167,8 @@ class PromptSuite:
                             answers.append(a.text if a and not a.error else None)
                         groups = [v.group for v in swapped.sent]
                         verdict, reason = judge(groups, answers, reader)
-                        out.append({"test": p.test.name, "model": spec.spec, "id": prompt_id, "verdict": verdict,
-                                    "reason": reason, "groups": " | ".join(groups)})
+                        out.append(PromptResultRow(test=p.test.name, model=spec.spec, id=prompt_id, verdict=verdict,
+                                                   reason=reason, groups=" | ".join(groups)))
                         if all(a is not None for a in answers):
                             _pairs(pairs, spec.spec, p.test, groups, [a or "" for a in answers], reader)
         return PromptResults(self, tuple(out), tuple(m.row(str(self.config.seed)) for m in pairs.values()))
@@ -231,16 +237,16 @@ def build(config: RequirementsModel, options: BuildOptions) -> PromptSuite | Non
 @dataclass(frozen=True)
 class PromptResults:
     suite_: PromptSuite
-    rows: tuple[dict[str, Any], ...]
-    pairs: tuple[dict[str, object], ...] = ()  # counterfactual metrics per test × model × pair of communities
+    rows: tuple[PromptResultRow, ...]
+    pairs: tuple[CounterfactualRow, ...] = ()  # counterfactual metrics per test × model × pair of communities
 
     @property
     def suite(self) -> str:
         return NAME
 
-    def groups(self) -> list[dict[str, Any]]:
+    def groups(self) -> list[PromptGroupRow]:
         """Per test × model: tested prompts, passed, failed, the pass rate and its interval, the verdict."""
-        out = []
+        out: list[PromptGroupRow] = []
         tolerance = {p.test.name: p.test.tolerance for p in self.suite_.sets}
         for key in dict.fromkeys((r["test"], r["model"]) for r in self.rows):
             mine = [r for r in self.rows if (r["test"], r["model"]) == key]
@@ -251,16 +257,16 @@ class PromptResults:
             lo, hi = wilson(passed, n)
             verdict = GroupVerdict.NOT_EVALUATED if not n else (
                 GroupVerdict.PASSED if rate >= tolerance[key[0]] else GroupVerdict.FAILED)
-            out.append({"test": key[0], "model": key[1], "prompts": len(mine), "passed": passed, "failed": failed,
-                        "pass_rate": rate, "ci_low": lo, "ci_high": hi, "tolerance": tolerance[key[0]],
-                        "verdict": verdict})
+            out.append(PromptGroupRow(test=key[0], model=key[1], prompts=len(mine), passed=passed, failed=failed,
+                                      pass_rate=rate, ci_low=lo, ci_high=hi, tolerance=tolerance[key[0]],
+                                      verdict=str(verdict)))
         return out
 
     def verdicts(self) -> list[GroupVerdict]:
-        return [g["verdict"] for g in self.groups()]
+        return [GroupVerdict(g["verdict"]) for g in self.groups()]
 
     def counts(self) -> dict[str, Any]:
-        return {"prompt_tests_passed": sum(g["verdict"] is GroupVerdict.PASSED for g in self.groups()),
+        return {"prompt_tests_passed": sum(g["verdict"] == GroupVerdict.PASSED for g in self.groups()),
                 "prompt_tests_total": len(self.groups())}
 
     def provenance(self) -> dict[str, Any]:
@@ -283,7 +289,7 @@ class PromptResults:
         run_dir.mkdir(parents=True, exist_ok=True)
         variants, results = run_dir / "prompt_variants.csv", run_dir / "prompt_results.csv"
         pairs = run_dir / "prompt_counterfactual.csv"
-        write_csv(variants, VARIANT_COLUMNS, self.suite_.variants())
-        write_csv(results, RESULT_COLUMNS, self.rows)
+        write_csv(variants, PROMPT_VARIANT_COLUMNS, self.suite_.variants())
+        write_csv(results, PROMPT_RESULT_COLUMNS, self.rows)
         write_csv(pairs, COUNTERFACTUAL_COLUMNS, self.pairs)
         return [variants, results, pairs]

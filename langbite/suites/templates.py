@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from langbite.evaluate.evaluation import evaluate_item
 from langbite.evaluate.judge import judge_item
-from langbite.evaluate.summary import GroupResult, judge_agreement, summarise
+from langbite.evaluate.summary import GroupResult, summarise
 from langbite.execute.engine import Job
 from langbite.library.templates import ExcludedRow, Library, load_library
 from langbite.errors import InputError, InputErrors
@@ -193,14 +193,14 @@ class TemplateResults:
         return summarise(self.evaluations, self.suite.config.requirements, by=by)
 
     @cached_property
-    def counterfactual_rows(self) -> list[dict[str, Any]]:
+    def counterfactual_rows(self) -> list[rows.CounterfactualRow]:
         from langbite.evaluate.counterfactual import metrics
 
         plan = self.suite.plan
         return metrics(plan.items, self.evaluations, self.answers, [m.spec for m in plan.models],
                        plan.config.n_repetitions, plan.config.seed)
 
-    def counterfactual(self) -> list[dict[str, Any]]:
+    def counterfactual(self) -> list[rows.CounterfactualRow]:
         """Counterfactual metrics per requirement × model × language × pair of communities, with intervals
         (computed once, for the CSV and the documents)."""
         return self.counterfactual_rows
@@ -209,10 +209,10 @@ class TemplateResults:
         return [g.verdict for g in self.groups()]
 
     @cached_property
-    def disfavoured_rows(self) -> list[dict[str, Any]]:
+    def disfavoured_rows(self) -> list[rows.DisfavouredRow]:
         return rows.disfavoured_rows(self.suite.plan, self.evaluations)
 
-    def disfavoured(self) -> list[dict[str, Any]]:
+    def disfavoured(self) -> list[rows.DisfavouredRow]:
         """Who the failed templates disfavoured, per requirement × model × language (see rows.disfavoured_rows)."""
         return self.disfavoured_rows
 
@@ -242,7 +242,8 @@ class TemplateResults:
                 write_csv(run_dir / name, columns, source)
                 written.append(run_dir / name)
         if self.judged:
-            write_csv(run_dir / "judge_agreement.csv", rows.JUDGE_AGREEMENT_COLUMNS, judge_agreement(self.evaluations))
+            write_csv(run_dir / "judge_agreement.csv", rows.JUDGE_AGREEMENT_COLUMNS,
+                      rows.judge_agreement_rows(self.evaluations))
             written.append(run_dir / "judge_agreement.csv")
         return written
 
