@@ -41,7 +41,7 @@ FORBIDDEN: dict[str, list[tuple[str, re.Pattern[str]]]] = {
         ("'a el' (write al)", re.compile(r"\ba el\b")),
     ],
     "en": [
-        ("'a' before a vowel", re.compile(r"\ba (?!(?:eu|uni|us[aeu]|uk|one\b))[aeiou]", re.IGNORECASE)),
+        ("'a' before a vowel", re.compile(r"\ba (?!(?:eu|uni|us[aeu]|us\b|uk|one\b))[aeiou]", re.IGNORECASE)),
         ("'an' before a consonant", re.compile(r"\ban (?!(?:hour|honest|heir|8|11\b|18\b))[b-df-hj-np-tv-z0-9]",
                                                re.IGNORECASE)),
     ],
