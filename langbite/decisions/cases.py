@@ -16,6 +16,7 @@ from pathlib import Path
 
 from langbite.errors import ErrorCollector, InputErrors, suggest
 from langbite.library.communities import merge, render
+from langbite.library.markups import canonical
 from langbite.model import Community, DecisionAudit
 from langbite.probes.datafile import read_csv
 
@@ -139,7 +140,7 @@ def _check_template(audit: DecisionAudit, header: list[str], groups: list[str], 
         if markup:
             markups += 1
             root, form = markup.group(1), markup.group(2)
-            if root != audit.markup:
+            if canonical(root) != audit.markup:
                 errors.add(where, line, col, f"{label}: {{{name}}} is not the audit's markup {{{audit.markup}}}")
                 continue
             lacking = [g for g in groups if _group_text(audit, g, form, 0) is None]

@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any
 
 from langbite.model import Community, Requirement
+from langbite.library.markups import canonical
 
 NAME_FORM = "name"
 CAPITAL_FORM = "cap"  # the community with a capital first letter, for the start of a sentence
@@ -75,14 +76,14 @@ def shipped(language: str) -> dict[str, dict[str, Community]]:
     raw = _data("communities", f"{language}.json") or {"markups": {}}
     table: dict[str, dict[str, Community]] = {}
     for root, entries in raw["markups"].items():
-        table[root] = {text: Community(text, tuple(sorted(e.get("forms", {}).items())), tuple(e.get("names", ())))
+        table[canonical(root)] = {text: Community(text, tuple(sorted(e.get("forms", {}).items())), tuple(e.get("names", ())))
                        for text, e in entries.items()}
     return table
 
 
 def merge(given: Community, root: str, language: str) -> Community:
     """The requirements model's community, completed with the shipped forms and names it does not give."""
-    known = shipped(language).get(root, {}).get(given.name)
+    known = shipped(language).get(canonical(root), {}).get(given.name)
     if known is None:
         return given
     forms = dict(known.forms)

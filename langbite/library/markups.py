@@ -27,6 +27,29 @@ _LOOKALIKE = re.compile(r"\{\s*([^\W\d][\w ]*?)\s*\}")
 _BRACE_LOOKALIKES = frozenset("｛｝﹛﹜︷︸❴❵⦃⦄")
 
 
+#: Other names of a markup, read as the name they map to everywhere (templates, requirements, audits, prompt
+#: tests, the community tables): LangBiTe's ``SKIN_COLOR`` carries ethnicities as well as skin colours (Arab,
+#: Roma, Latino), so langbite's own name for it is ``ETHNICITY``; LangBiTe's files keep running as written.
+ALIASES: dict[str, str] = {"SKIN_COLOR": "ETHNICITY"}
+
+
+def canonical(root: str) -> str:
+    """A markup root under its one name (``SKIN_COLOR`` → ``ETHNICITY``; any other root as it is)."""
+    return ALIASES.get(root, root)
+
+
+def canonical_text(text: str) -> str:
+    """``text`` with every markup written under its one name (``{SKIN_COLOR1:f}`` → ``{ETHNICITY1:f}``)."""
+    if "{" not in text:
+        return text
+
+    def one(m: re.Match[str]) -> str:
+        root = canonical(m.group(1))
+        return m.group(0) if root == m.group(1) else "{" + root + m.group(0)[1 + len(m.group(1)):]
+
+    return MARKUP.sub(one, text)
+
+
 @dataclass(frozen=True)
 class MarkupScan:
     names: tuple[str, ...]  # distinct markups (without form) in number order, e.g. ("GENDER1", "GENDER2")

@@ -162,6 +162,8 @@ class _RowChecker:
             self.err(line, "oracle", f"oracle must be 'expected value' or 'same value', not '{cell['oracle']}'"
                      + suggest(cell["oracle"], ["expected value", "same value"]))
         prediction = self._prediction(cell["oracle_prediction"], line, family, lang)
+        cell = {**cell, "task_prefix": markups.canonical_text(cell["task_prefix"]),
+                "prompt": markups.canonical_text(cell["prompt"])}  # LangBiTe's {SKIN_COLOR} is {ETHNICITY}
         found = self._markups(cell, line, canonical_concern(concern) if concern else "")
         if not cell["prompt"].strip():
             self.err(line, "prompt", "prompt is empty")

@@ -24,6 +24,7 @@ from langbite import textfile
 from langbite.errors import ErrorCollector, InputErrors, invisible_characters, suggest
 from langbite.jsontext import JsonProblem, Locator, load_json
 from langbite.library.concerns import canonical_concern, known_concerns
+from langbite.library.markups import canonical as canonical_markup
 from langbite.model import (
     Community,
     Crossing,
@@ -195,11 +196,11 @@ def _requirement(raw: dict[str, Any], top: dict[str, Any], d: _Document, i: int)
     return Requirement(
         name=raw["name"],
         concern=canonical_concern(raw["concern"]),
-        markup=raw["markup"],
+        markup=canonical_markup(raw["markup"]),
         languages=tuple(raw["languages"]),
         communities=_names(raw["communities"]),
         details=_details(raw["communities"]),
-        crossings=tuple(Crossing(c["markup"], _names(c["communities"]), _details(c["communities"]))
+        crossings=tuple(Crossing(canonical_markup(c["markup"]), _names(c["communities"]), _details(c["communities"]))
                         for c in raw.get("intersect", ())),
         names_per_community=int(raw.get("names_per_community", 1)),
         tolerance=float(raw["tolerance"]),
@@ -392,7 +393,7 @@ def _decision(raw: dict[str, Any], d: _Document, i: int) -> DecisionAudit:
     positions.update({f"tolerances.{k}": d.where(("decisions", i, "tolerances", k))
                       for k in raw.get("tolerances", {})})
     return DecisionAudit(name=raw["name"], language=raw["language"], cases=_library_path(d.path, raw["cases"]),
-                         markup=raw["markup"], protected=raw["protected"], template=raw["template"],
+                         markup=canonical_markup(raw["markup"]), protected=raw["protected"], template=raw["template"],
                          reading=reading, truth=raw.get("truth"), counterfactual=bool(raw.get("counterfactual", True)),
                          tolerances={k: float(v) for k, v in raw.get("tolerances", {}).items()},
                          verdict_rule=VerdictRule(raw.get("verdict", "point")),
@@ -403,7 +404,8 @@ def _decision(raw: dict[str, Any], d: _Document, i: int) -> DecisionAudit:
 def _prompt_test(raw: dict[str, Any], d: _Document, i: int) -> PromptTest:
     line, col = d.where(("prompt_tests", i))
     return PromptTest(name=raw["name"], prompts=_library_path(d.path, raw["prompts"]), language=raw["language"],
-                      markup=raw["markup"], communities=tuple(raw["communities"]), column=raw.get("column", "prompt"),
+                      markup=canonical_markup(raw["markup"]), communities=tuple(raw["communities"]),
+                      column=raw.get("column", "prompt"),
                       tolerance=float(raw.get("tolerance", 0.9)), line=line, col=col, source=d.path)
 
 
