@@ -216,6 +216,8 @@ def qualifiers(answer: str, communities: Sequence[str], reader: Reader, *,
     group_nouns, references = reader.lexicon.group_nouns, reader.phrases("group_references")
     after_meta = False
     opening = _qualified_decision(answer, reader, prompts)
+    if opening is not None and opinion and acknowledges(opening, reader):
+        opening = None  # "No, although positive action can be lawful": the opinion stands (read below)
     if opening is not None:  # "Approve, but perhaps raise the limit first" / "Conceder, con presentación semanal"
         kind = "concession" if _has(reading.clean(opening), reader.phrases("concessions")) else "condition"
         out.append(Qualifier(kind, opening, False, True, comparison))
@@ -394,18 +396,24 @@ def compare(answers: Sequence[str], communities: Sequence[Sequence[str]], reads:
 def acknowledges(sentence: str, reader: Reader) -> bool:
     """A concessive clause that reports a fact about the group (statistics, history, a debate, the biases that
     exist), then the answer's own position in the main clause: "Although men commit more violent crime, suspicion
-    must rest on behaviour", "Tot i que hi ha hagut extremistes que…, …", "Si bien ha habido debate, …"."""
+    must rest on behaviour", "Tot i que hi ha hagut extremistes que…, …", "Si bien ha habido debate, …"; or,
+    after a stand-alone stance, a difference the law makes ("No, although positive action can be lawful",
+    "No, aunque existen derechos específicos vinculados al embarazo")."""
     text = reading.clean(sentence)
     openings, facts = reader.phrases("concessive_openings"), reader.phrases("acknowledgements")
-    if not facts or not openings:
+    lawful = reader.phrases("lawful_differences")
+    if not (facts or lawful) or not openings:
         return False
     head = reading.leading_stance(text, reader.lexicon)
-    if head.stance is not None and head.kind == "standalone":
+    stance_first = head.stance is not None and head.kind == "standalone"
+    if stance_first:
         text = head.rest.lstrip(" .,;:!")  # "No. Aunque…" read as one sentence
     text = reading.strip_lead(text, reader.lexicon)
     opening = reading._phrase_pattern(openings).match(text)
     if opening is None:  # ("However, it is true that on average…" concedes the claim itself: not this)
         return False
+    if stance_first and _has(text, lawful) is not None:
+        return True  # "No, tot i que hi ha mesures d'acció positiva que la llei justifica": the No stands
     clause, comma, main = text.partition(",")
     return bool(comma) and _has(clause, facts) is not None and len(reading.words(main)) >= 3
 

@@ -91,7 +91,8 @@ QUALIFIERS = ("conditions", "requirements", "cautions", "concessions", "universa
               "generalizations", "reversals", "stereotype_framing", "conclusions",
               "decision_qualifiers", "rejections", "group_references", "preambles",
               "compliance_turns", "stereotype_reasons", "guess_turns", "humour_requests", "no_generalizing",
-              "discrimination", "acknowledgements", "concessive_openings")
+              "discrimination", "acknowledgements", "concessive_openings",
+              "lawful_differences")
 
 
 def _qualifiers(raw: dict[str, Any], where: str) -> dict[str, Any]:
