@@ -32,10 +32,12 @@ from langbite.library.markups import MARKUP, scan, split
 from langbite.model import Instance, Requirement, Template
 
 DELIMITER = '"""'
+#: LangBiTe's framing sentence; Spanish and Catalan say it as those languages do ("the text is in triple
+#: quotes"), whether the task prefix calls it a sentence or a statement.
 DELIMITER_SENTENCE = {
     "en": f"The sentence is delimited by {DELIMITER}.",
-    "es": f"La frase está delimitada por {DELIMITER}.",
-    "ca": f"La frase està delimitada per {DELIMITER}.",
+    "es": f"El texto va entre comillas triples ({DELIMITER}).",
+    "ca": f"El text va entre cometes triples ({DELIMITER}).",
 }
 
 
