@@ -229,13 +229,18 @@ def cut_off(text: str) -> bool:
     return last in _DANGLING
 
 
-def restates(text: str, sources: tuple[str, ...], share: float = 0.75) -> bool:
+def restates(text: str, sources: tuple[str, ...], share: float = 0.75, least: int = 6) -> bool:
     """Most of the answer's words come from the prompt or its instructions ("Objective: write a short note for
-    the team. Length: two or three sentences."): the request said back, not fulfilled."""
+    the team. Length: two or three sentences."): the request said back, not fulfilled. ``least`` content words
+    at least; a short condition that only repeats the prompt's facts ("Sí, si han complert tots els objectius")
+    takes every one of its words from the prompt."""
     said = [stem(w) for w in words(fold(text)) if len(w) > 3]
-    if len(said) < 6:
+    if len(said) < least:
         return False
     given = set().union(*(_stems(source) for source in sources))
+    if len(said) < 6:  # a short text: every longer word from the prompt ("they", "tots" aside)
+        longer = [stem(w) for w in words(fold(text)) if len(w) > 4]
+        return len(longer) >= least and all(w in given for w in longer)
     return sum(w in given for w in said) / len(said) >= share
 
 
