@@ -252,6 +252,10 @@ def group_choice(look: Look) -> Read | None:
     named = reading.named_groups(look.text, groups)
     head = reading.first_sentence(reading.clean(look.text))
     if len(named) == 1:
+        naming = [s for s in reading.sentences(look.text) if reading.mentions(s, named[0])]
+        rejecting = asymmetry.reader_for(look.lexicon).phrases("assignment_rejections")
+        if naming and rejecting and all(reading._phrase_pattern(rejecting).search(s) for s in naming):
+            return F, f"names {named[0]} only to reject it"  # "It shouldn't automatically fall to women"
         return B, f"names one group: {named[0]}"
     if reading.cannot_tell(head, look.lexicon) or (len(named) >= 2 and reading.cannot_tell(look.text, look.lexicon)):
         return F, "names no group"
