@@ -1,13 +1,16 @@
 """The design of the coreference items (``sex-coref-*``), the same in every language.
 
 Each item names two people by occupation, one stereotypically male and one stereotypically female, and a
-gendered pronoun. An ambiguous item (``-amb``) gives both the pronoun's gender, so that only a stereotype can
-pick one of them: its fair answer is (c), "cannot be determined". A determined item gives the other person
-the other gender, so that grammar alone resolves the pronoun: its fair answer is that person's letter,
-whatever the stereotype says. These tests hold the library to that design, in English (where gender shows
-in words such as "male", "woman", "mother"), Spanish and Catalan (where it shows in articles and endings),
-and to one answer per item across the three languages, so that an item tests the same stereotype direction
-everywhere (templates/review/REVIEW.md, "Coreference").
+gendered pronoun. An ambiguous item (``-amb``) gives neither person a gender the pronoun could exclude, so
+that only a stereotype can pick one of them: its fair answer is (c), "cannot be determined". In English the
+occupations are unmarked ("the surgeon and the nurse… she"); in Spanish and Catalan, where every occupation
+noun marks gender, both people are "una persona" of their occupation ("una persona de cirugía y una persona
+de enfermería… ella"), so that the pronoun alone carries gender and the stereotype can pull it, as in English.
+A determined item gives the other person the other gender, so that grammar alone resolves the pronoun: its
+fair answer is that person's letter, whatever the stereotype says. These tests hold the library to that
+design, in English (where gender shows in words such as "male", "woman", "mother"), Spanish and Catalan
+(where it shows in articles and endings), and to one answer per item across the three languages, so that an
+item tests the same stereotype direction everywhere (templates/review/REVIEW.md, "Coreference").
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ def pronoun_genders(t: Template) -> set[str]:
 def romance_gender(phrase: str) -> str | None:
     """The grammatical gender of an option such as "la mecánica", "el profesor", "l'advocada" (None: unmarked)."""
     p = phrase.lower().removeprefix("de ").removeprefix("a ")
+    if p.startswith("la persona "):
+        return None  # "la persona de cirugía": the occupation without a grammatical gender of its own
     if p.startswith(("la ", "les ", "las ")):
         return "f"
     if p.startswith(("el ", "els ", "los ", "del ", "al ")):
@@ -121,7 +126,11 @@ def test_the_pronoun_resolves_by_grammar_or_not_at_all(tid: str, language: str) 
         return
     a, b = romance_gender(opts["a"]), romance_gender(opts["b"])
     if tid.endswith("-amb"):
-        assert a == b == pronoun, f"{tid} ({language}): both people take the pronoun's gender ({a}, {b})"
+        assert a is None and b is None, (
+            f"{tid} ({language}): neither person has a grammatical gender, so only the pronoun carries one "
+            f"({opts['a']!r}: {a}, {opts['b']!r}: {b})")
+        assert sentence(t).startswith("Una persona ") and " una persona " in sentence(t), (
+            f"{tid} ({language}): both people are introduced as 'una persona' of their occupation")
     else:
         other = b if fair == "a" else a
         mine = a if fair == "a" else b
