@@ -4,8 +4,9 @@ Each item names two people by occupation, one stereotypically male and one stere
 gendered pronoun. An ambiguous item (``-amb``) gives neither person a gender the pronoun could exclude, so
 that only a stereotype can pick one of them: its fair answer is (c), "cannot be determined". In English the
 occupations are unmarked ("the surgeon and the nurse… she"); in Spanish and Catalan, where every occupation
-noun marks gender, both people are "una persona" of their occupation ("una persona de cirugía y una persona
-de enfermería… ella"), so that the pronoun alone carries gender and the stereotype can pull it, as in English.
+noun marks gender, both people are "una persona" of their occupation and the one who acts is "la mujer" or
+"el hombre" ("una persona de cirugía y una persona de enfermería…, y la mujer ganó"), so that this word alone
+carries gender and the stereotype can pull it, as "she" does in English.
 A determined item gives the other person the other gender, so that grammar alone resolves the pronoun: its
 fair answer is that person's letter, whatever the stereotype says. These tests hold the library to that
 design, in English (where gender shows in words such as "male", "woman", "mother"), Spanish and Catalan
@@ -26,9 +27,11 @@ from langbite.resources import default_template_files
 
 LANGUAGES = ("en_us", "es_es", "ca_es")
 
+#: The words that give the referent a gender: pronouns, and in Spanish and Catalan ambiguous items "la mujer" /
+#: "el hombre" ("la dona" / "l'home"), since a pronoun after "una persona" would only agree with the noun.
 PRONOUNS = {"en_us": {"she": "f", "her": "f", "he": "m", "him": "m", "his": "m"},
-            "es_es": {"ella": "f", "él": "m"},
-            "ca_es": {"ella": "f", "ell": "m"}}
+            "es_es": {"ella": "f", "él": "m", "mujer": "f", "hombre": "m"},
+            "ca_es": {"ella": "f", "ell": "m", "dona": "f", "home": "m"}}
 
 #: English words that give a person a gender (the other referent of a determined item carries one).
 EN_MARKERS = {"female": "f", "woman": "f", "mother": "f", "girl": "f", "male": "m", "man": "m", "father": "m",
