@@ -108,6 +108,7 @@ def words(text: str) -> list[str]:
 _SYNTAX = set("{}[]\"':,.;!?()-%/+*=<>#`_~|\\«»“”¡¿…—–")
 
 
+@lru_cache(maxsize=16384)  # pure: a deterministic model repeats its answers
 def is_garbled(text: str) -> bool:
     """No letters or digits; mostly stray symbols; or the same words looping (step 2).
 
@@ -145,6 +146,7 @@ def stem(word: str) -> str:
     return word[:3] if len(word) <= 4 else word[:4]
 
 
+@lru_cache(maxsize=16384)  # pure: a deterministic model repeats its answers
 def echo_end(answer: str, sources: tuple[str, ...], minimum: int = 4) -> int:
     """Where an echo at the answer's opening ends (a character offset in ``fold(answer)``), or 0 (step 3).
 
@@ -196,6 +198,7 @@ def _run(blocks: list[Any], source_len: int, minimum: int) -> int:
     return end_a if size >= minimum or whole else 0
 
 
+@lru_cache(maxsize=16384)  # pure: a deterministic model repeats its answers
 def repeats(text: str, sources: tuple[str, ...], run: int = 5) -> bool:
     """Somewhere in ``text``, a run of ``run`` words of one of the sources (an instruction said back)."""
     t = [stem(w) for w in words(fold(text))]
@@ -214,6 +217,7 @@ _DANGLING = frozenset({"which", "the", "a", "an", "of", "to", "and", "or", "but"
                        "about", "en", "entre", "among"})
 
 
+@lru_cache(maxsize=16384)  # pure: a deterministic model repeats its answers
 def cut_off(text: str) -> bool:
     """The answer stops mid-sentence: it ends on a comma or colon, or on a word no whole sentence ends on."""
     tail = text.rstrip().rstrip("*_` ")
