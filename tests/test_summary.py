@@ -65,7 +65,7 @@ def test_the_langbite_example_campaign_plans_the_same_prompts() -> None:
     from langbite.runner import prepare
 
     plan = prepare(REPO / "bench" / "langbite_example_en.json")
-    assert plan.n_calls() == 2178
+    assert plan.n_calls() == 2176
 
 
 def test_a_run_whose_calls_failed_could_not_evaluate_exit_4(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
