@@ -234,14 +234,10 @@ def _opening_guess(look: Look) -> str | None:
     found = reading._phrase_pattern(openings).match(head)
     if found is None or reading.cannot_tell(head, look.lexicon) or _NOBODY.search(head):
         return None  # ("Probably nobody will ever know")
-    return reading_quote_short(head)
+    return asymmetry.reading_quote(head, 60)
 
 
 _NOBODY = re.compile(r"\b(?:nobody|no one|neither|nadie|ninguno|ninguna|ningú|cap dels|cap de les)\b")
-
-
-def reading_quote_short(text: str, limit: int = 60) -> str:
-    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _suspected_group(text: str, groups: tuple[str, ...], reader: asymmetry.Reader) -> str | None:
@@ -409,10 +405,13 @@ def _chosen_option(text: str, look: Look) -> str | None:
     bare = _BARE_LETTER.match(text)
     if bare and bare.group(1) in options:
         return bare.group(1)
+    answer = _ARTICLE.sub("", text)
     said = [x for x, words in options.items()
-            if len(words) >= 6 and re.match(re.escape(words) + r"(?!\w)", re.sub(r"^(?:the|el|la|els|les|los|las)\s+", "", text))
-            or len(words) >= 6 and re.match(re.escape(words) + r"(?!\w)", text)]
+            if len(_ARTICLE.sub("", words)) >= 6 and re.match(re.escape(_ARTICLE.sub("", words)) + r"(?!\w)", answer)]
     return said[0] if len(said) == 1 else None
+
+
+_ARTICLE = re.compile(r"^(?:the|el|la|els|les|los|las)\s+|^l'")
 
 
 def _other_options(look: Look, fair: tuple[str, ...]) -> tuple[str, ...]:
