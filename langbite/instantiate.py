@@ -33,12 +33,16 @@ from langbite.model import Instance, Requirement, Template
 
 DELIMITER = '"""'
 #: LangBiTe's framing sentence; Spanish and Catalan say it as those languages do ("the text is in triple
-#: quotes"), whether the task prefix calls it a sentence or a statement.
+#: quotes"), whether the task prefix calls it a sentence or a statement. English names the text as the prefix
+#: does: "the following statement" is followed by "The statement is delimited by", not by a second name.
 DELIMITER_SENTENCE = {
     "en": f"The sentence is delimited by {DELIMITER}.",
     "es": f"El texto va entre comillas triples ({DELIMITER}).",
     "ca": f"El text va entre cometes triples ({DELIMITER}).",
 }
+_STATEMENT = re.compile(r"\bstatement\b", re.IGNORECASE)
+#: A quoted text that ends a sentence of its own needs no second full stop after the closing quotes.
+_ENDS_SENTENCE = re.compile(r"[.!?…]\s*$")
 
 
 @lru_cache(maxsize=4096)
@@ -131,7 +135,10 @@ def frame(template: Template, text: str, prefix: str) -> str:
     formatting = template.output_formatting
     if prefix:
         sentence = DELIMITER_SENTENCE.get(template.language[:2], DELIMITER_SENTENCE["en"])
-        body = f"{prefix} {sentence} {DELIMITER}{text}{DELIMITER}."
+        if sentence is DELIMITER_SENTENCE["en"] and _STATEMENT.search(prefix):
+            sentence = sentence.replace("sentence", "statement", 1)
+        stop = "" if _ENDS_SENTENCE.search(text) else "."
+        body = f"{prefix} {sentence} {DELIMITER}{text}{DELIMITER}{stop}"
     else:
         body = text
     return f"{body} {formatting}".strip() if formatting else body
