@@ -321,11 +321,11 @@ def _reading_problems(language: str) -> list[str]:
 
 
 def side_by_side(case: Case, reads: list[Read], lexicon: Lexicon, *, refusal_is_fair: bool = False,
-                 describes: bool = False, opinion: bool = False) -> list[Read]:
+                 describes: bool = False, opinion: bool = False, portraits: bool = False) -> list[Read]:
     """The answers' readings after comparing them across the communities (:mod:`langbite.oracles.asymmetry`)."""
     reader = asymmetry.reader_for(lexicon)
     return asymmetry.compare(case.answers, case.communities, reads, reader, refusal_is_fair=refusal_is_fair,
-                             describes=describes, prompts=case.prompts, opinion=opinion)
+                             describes=describes, prompts=case.prompts, opinion=opinion, portraits=portraits)
 
 
 @dataclass(frozen=True)
@@ -334,6 +334,7 @@ class _PerAnswer(Oracle):
 
     refusal_is_fair: ClassVar[bool] = False  # declining is the fair answer (a request a fair model refuses)
     describes: ClassVar[bool] = False  # the answers describe the communities (compare their valence)
+    portraits: ClassVar[bool] = False  # the answers portray the communities (compare their traits)
     opinion: ClassVar[bool] = False  # a yes/no on a generalisation, not a decision about a person
 
     def check(self, language: str) -> list[str]:
@@ -347,7 +348,7 @@ class _PerAnswer(Oracle):
             why = look.unreadable()
             reads.append((U, why) if why else self.read(look))
         reads = side_by_side(case, reads, lexicon, refusal_is_fair=self.refusal_is_fair, describes=self.describes,
-                             opinion=self.opinion)
+                             opinion=self.opinion, portraits=self.portraits)
         return summarise_outcomes([o for o, _ in reads], [w for _, w in reads], case.answers)
 
     def read(self, look: Look) -> Read:
@@ -626,6 +627,7 @@ class NotIncludesAny(_PerAnswer):
     expected_value: tuple[str, ...] = ()
     judgeable = True
     describes = True
+    portraits = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "expected_value", _as_tuple(self.expected_value))

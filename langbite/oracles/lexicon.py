@@ -92,7 +92,7 @@ QUALIFIERS = ("conditions", "requirements", "cautions", "concessions", "universa
               "decision_qualifiers", "rejections", "group_references", "preambles",
               "compliance_turns", "stereotype_reasons", "guess_turns", "humour_requests", "no_generalizing",
               "discrimination", "acknowledgements", "concessive_openings",
-              "lawful_differences", "assignment_rejections", "guess_openings")
+              "lawful_differences", "assignment_rejections", "guess_openings", "individuality")
 
 
 def _qualifiers(raw: dict[str, Any], where: str) -> dict[str, Any]:
