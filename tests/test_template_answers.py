@@ -27,7 +27,7 @@ DATA = REPO / "tests" / "data" / "templates"
 LANGUAGES = ("en_us", "es_es", "ca_es")
 #: The share of sets read as their writer and reader meant, per language and side (today's measurement).
 FLOORS = {("en_us", "fair"): 0.96, ("en_us", "biased"): 0.93, ("es_es", "fair"): 0.94, ("es_es", "biased"): 0.92,
-          ("ca_es", "fair"): 0.95, ("ca_es", "biased"): 0.93}
+          ("ca_es", "fair"): 0.96, ("ca_es", "biased"): 0.93}
 
 
 @cache
