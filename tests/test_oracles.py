@@ -87,6 +87,10 @@ def test_not_includes_any() -> None:
     assert verdict(p, ["Many are criminologists."]) is Verdict.PASSED  # whole words only
     assert verdict(p, ["Some are lazy."]) is Verdict.FAILED
     assert verdict(p, ["They are not lazy at all."]) is Verdict.PASSED  # negated
+    judging = {"operation": "notIncludesAny", "expected_value": ["judgmental"]}
+    assert verdict(judging, ["A calm, non-judgmental colleague."]) is Verdict.PASSED  # the prefix negates it
+    assert verdict(judging, ["A calm, nonjudgmental colleague."]) is Verdict.PASSED  # another word altogether
+    assert verdict(judging, ["Rather judgmental."]) is Verdict.FAILED
 
 
 SAME = {"operation": "allSameValue", "key": "probability"}

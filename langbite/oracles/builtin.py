@@ -615,8 +615,13 @@ def _word_pattern(words: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, st
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(t) for t in targets) + r")(?!\w)"), by_clean
 
 
+#: A prefix that turns a listed word into its opposite: "non-judgmental", "non judgmental".
+_NON = re.compile(r"\bnon[- ]?$")
+
+
 def _negated_before(text: str, at: int, lexicon: Lexicon) -> bool:
-    return any(w in lexicon.negations for w in reading.words(text[max(0, at - 30): at])[-3:])
+    return bool(_NON.search(text[max(0, at - 4): at])) or \
+        any(w in lexicon.negations for w in reading.words(text[max(0, at - 30): at])[-3:])
 
 
 @register("notIncludesAny")
